@@ -1,0 +1,143 @@
+"""Records of stage 2.
+
+=====================================  ======================  ==========
+file                                   record                  key
+=====================================  ======================  ==========
+``execution.jsonl``                    :class:`ExecutionResult` (qid, url)
+``trajectories/<qid>/<page_id>/trajectory.json``  :class:`Trajectory`  -
+=====================================  ======================  ==========
+
+A trajectory folder also holds ``step_NNN.png`` (screenshot before the step)
+and ``step_NNN.xml`` (the full uiautomator dump before the step).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, ClassVar, Optional
+
+from pydantic import Field
+
+from verirank.records import Record
+
+
+class ActionType(str, Enum):
+    CLICK = "click"
+    LONG_PRESS = "long_press"
+    SWIPE = "swipe"
+    INPUT = "input"
+    BACK = "back"
+    HOME = "home"
+    ENTER = "enter"
+    LAUNCH = "launch"
+    WAIT = "wait"
+
+
+class StopReason(str, Enum):
+    #: every instruction step was acted on
+    COMPLETED = "completed"
+    #: no action could be found for the current step
+    NO_ACTION = "no_action"
+    #: the same screen and action kept repeating
+    CYCLE = "cycle"
+    MAX_STEPS = "max_steps"
+    #: the safety policy refused an action
+    BLOCKED = "blocked by safety policy"
+    DEVICE_ERROR = "device_error"
+    NO_INSTRUCTIONS = "no_instructions"
+
+
+class Action(Record):
+    type: ActionType
+    #: screen coordinates (tap point, or swipe start)
+    x: Optional[int] = None
+    y: Optional[int] = None
+    #: swipe end
+    x2: Optional[int] = None
+    y2: Optional[int] = None
+    text: Optional[str] = None
+    #: the control acted on, as seen in the distilled UI context
+    target_label: Optional[str] = None
+    target_resource_id: Optional[str] = None
+    target_bounds: Optional[list[int]] = None
+    package: Optional[str] = None
+    #: why the predictor chose this action (free text)
+    rationale: str = ""
+
+
+class StepRecord(Record):
+    """One executed action and what surrounded it."""
+
+    index: int
+    #: the instruction step (0-based) that drove this action; None for exploration
+    step_index: Optional[int] = None
+    action: Action
+    #: files relative to the trajectory folder
+    screenshot: Optional[str] = None
+    xml: Optional[str] = None
+    #: the distilled controls the predictor saw
+    controls: list[dict[str, Any]] = Field(default_factory=list)
+    activity: Optional[str] = None
+    ok: bool = True
+    failure_reason: Optional[str] = None
+    #: the fallback that finally worked (``tap_center``, ``long_press``), if any
+    fallback: Optional[str] = None
+    #: the step followed a route the page did not state (scroll, UI-map repair)
+    deviation: bool = False
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class Trajectory(Record):
+    qid: str
+    url: str
+    device: str
+    world: Optional[str] = None
+    app: Optional[str] = None
+    app_version: Optional[str] = None
+    os_version: Optional[str] = None
+    instructions: list[str]
+    steps: list[StepRecord] = Field(default_factory=list)
+    stop_reason: StopReason
+    stop_detail: str = ""
+    #: the final screen, after the last action
+    final_screenshot: Optional[str] = None
+    final_xml: Optional[str] = None
+    #: instruction steps the agent acted on
+    acted_steps: list[int] = Field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+class ExecutionStatus(str, Enum):
+    EXECUTED = "executed"
+    #: extraction found no steps, nothing to run
+    SKIPPED = "skipped"
+    #: every attempt on every device failed
+    DEVICE_FAILED = "device_failed"
+
+
+class ExecutionResult(Record):
+    key_fields: ClassVar[tuple[str, ...]] = ("qid", "url")
+
+    qid: str
+    url: str
+    rank: int = Field(ge=1)
+    status: ExecutionStatus
+    reason: str = ""
+    device: Optional[str] = None
+    world: Optional[str] = None
+    app_version: Optional[str] = None
+    os_version: Optional[str] = None
+    n_instructions: int = 0
+    n_actions: int = 0
+    n_failed_actions: int = 0
+    n_deviations: int = 0
+    stop_reason: Optional[StopReason] = None
+    #: the judge's instruction-completion degree in [0, 1] (feature F4)
+    f4: float = 0.0
+    judge: str = ""
+    #: per-instruction-step judgement, e.g. [{"step": 0, "acted": true, "effect": true}]
+    judge_detail: list[dict[str, Any]] = Field(default_factory=list)
+    #: path of trajectory.json relative to the run directory
+    trajectory: Optional[str] = None
+    attempts: int = 0
+    elapsed_s: float = 0.0

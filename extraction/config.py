@@ -1,0 +1,76 @@
+"""Settings of stage 1 (search, fetch, clean, extract, ground)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchConfig(_Section):
+    #: ``serp-file`` reads the original ranking from a JSONL file;
+    #: ``brave`` calls the Brave Search web API (key from ``api_key_env``).
+    backend: Literal["serp-file", "brave"] = "serp-file"
+    top_n: int = Field(20, ge=1, le=100)
+    api_key_env: str = "BRAVE_API_KEY"
+    endpoint: str = "https://api.search.brave.com/res/v1/web/search"
+    requests_per_second: float = Field(1.0, gt=0)
+    retries: int = Field(3, ge=0, le=10)
+    timeout_s: float = Field(15.0, gt=0)
+
+
+class FetchConfig(_Section):
+    workers: int = Field(8, ge=1, le=64)
+    #: at most this many requests in flight to one host
+    per_host_concurrency: int = Field(2, ge=1, le=16)
+    #: minimum pause between two requests to the same host
+    per_host_delay_s: float = Field(0.0, ge=0)
+    connect_timeout_s: float = Field(5.0, gt=0)
+    read_timeout_s: float = Field(15.0, gt=0)
+    #: wall-clock limit for one body download (a slow drip is cut here)
+    total_timeout_s: float = Field(30.0, gt=0)
+    retries: int = Field(2, ge=0, le=10)
+    backoff_s: float = Field(0.5, ge=0)
+    max_bytes: int = Field(5_000_000, ge=1024)
+    max_redirects: int = Field(5, ge=0, le=30)
+    #: off by default (SSRF guard); turn on for local corpora, tests and benchmarks
+    allow_private_hosts: bool = False
+    user_agent: str = "verirank/0.1 (+https://example.invalid/verirank; offline how-to verification)"
+    #: content-addressed page cache; relative paths are under the run directory
+    cache_dir: str = "cache/pages"
+
+
+class CleanConfig(_Section):
+    #: snippets shorter than this many characters are not kept
+    min_snippet_chars: int = Field(2, ge=1)
+    #: cleaned HTML handed to an LLM is cut to this many characters
+    max_llm_chars: int = Field(24_000, ge=1000)
+
+
+class ExtractConfig(_Section):
+    extractor: Literal["heuristic", "llm"] = "heuristic"
+    #: heuristic: minimum relevance of a candidate block to the query
+    min_relevance: float = Field(0.35, ge=0, le=1)
+    max_steps: int = Field(30, ge=1)
+
+
+class GroundConfig(_Section):
+    enabled: bool = True
+    #: a step matches a snippet when ROUGE-L F1 > rouge_threshold ...
+    rouge_threshold: float = Field(0.7, ge=0, le=1)
+    #: ... or when the L2 distance between unit-normalised MiniLM vectors < distance_threshold
+    distance_threshold: float = Field(0.25, ge=0, le=2)
+    #: add page steps the extractor skipped between two grounded steps
+    recover_missed: bool = True
+
+
+class ExtractionConfig(_Section):
+    search: SearchConfig = SearchConfig()
+    fetch: FetchConfig = FetchConfig()
+    clean: CleanConfig = CleanConfig()
+    extract: ExtractConfig = ExtractConfig()
+    ground: GroundConfig = GroundConfig()

@@ -1,0 +1,33 @@
+"""The interface every step extractor implements.
+
+An extractor reads one cleaned page and answers with the page's steps for the
+query, in page order, or with none and a reason. It never sees the network.
+Grounding (``extraction/ground.py``) runs afterwards and is independent of
+which extractor produced the steps.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+from extraction.records import CleanedPage, Query
+
+
+@dataclass
+class ExtractorOutput:
+    #: steps in page order; empty means "none"
+    steps: list[str] = field(default_factory=list)
+    #: why there are no steps (or a note about how they were found)
+    reason: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Extractor(ABC):
+    #: registry name, e.g. ``heuristic`` or ``llm``
+    name: str = ""
+
+    @abstractmethod
+    def extract(self, query: Query, page: CleanedPage) -> ExtractorOutput:
+        """Return the page's steps for ``query``, or none with a reason."""

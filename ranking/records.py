@@ -1,0 +1,48 @@
+"""Records of stage 3.
+
+=====================  =====================  ==========
+file                   record                 key
+=====================  =====================  ==========
+``features.parquet``   :class:`FeatureRow`    (qid, url)
+``reranked.jsonl``     :class:`RankedItem`    (qid, url)
+=====================  =====================  ==========
+
+``features.parquet`` has one column per feature (``F1`` ... ``F18`` plus any
+extra features) beside qid, url, rank, title and verified. The same rows are
+written as svmlight (``features.svmlight`` + ``features.qids``) for LTR tools.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Optional
+
+from pydantic import Field
+
+from verirank.records import Record
+
+
+class FeatureRow(Record):
+    key_fields: ClassVar[tuple[str, ...]] = ("qid", "url")
+
+    qid: str
+    url: str
+    rank: int = Field(ge=1)
+    title: str = ""
+    verified: bool = False
+    #: feature name -> value in [0, 1]
+    features: dict[str, float]
+
+
+class RankedItem(Record):
+    key_fields: ClassVar[tuple[str, ...]] = ("qid", "url")
+
+    qid: str
+    rank: int = Field(ge=1)
+    url: str
+    title: str = ""
+    score: float
+    verified: bool
+    f4: float = 0.0
+    original_rank: Optional[int] = None
+    #: a short human-readable verification summary
+    summary: str = ""

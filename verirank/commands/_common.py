@@ -1,0 +1,80 @@
+"""Options and helpers shared by every command."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+
+from verirank.config import RunConfig, load_config, parse_override
+from verirank.errors import VerirankError
+
+ConfigOpt = typer.Option(
+    None, "--config", "-c", help="YAML config file(s) merged over configs/default.yaml.",
+    exists=False, dir_okay=False,
+)
+SetOpt = typer.Option(
+    None, "--set", "-s",
+    help="Override one setting, e.g. --set extraction.fetch.workers=4 (value is YAML). Repeatable.",
+)
+
+
+def setup_env() -> None:
+    """Process-wide settings the libraries read at import time."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def resolve_config(
+    config_files: Optional[list[Path]],
+    sets: Optional[list[str]],
+    flags: Optional[dict[str, Any]] = None,
+) -> RunConfig:
+    """Defaults < YAML files < --set < dedicated flags (flags given as dotted keys)."""
+    overrides = [parse_override(s) for s in sets or []]
+    for dotted, value in (flags or {}).items():
+        if value is None:
+            continue
+        node: Any = value
+        for part in reversed(dotted.split(".")):
+            node = {part: node}
+        overrides.append(node)
+    return load_config(list(config_files or []), overrides)
+
+
+def fail(message: str, code: int = 2) -> "typer.Exit":
+    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code)
+
+
+def friendly_errors(fn: Callable) -> Callable:
+    """Turn verirank's own errors into one red line and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        setup_env()
+        try:
+            return fn(*args, **kwargs)
+        except VerirankError as exc:
+            raise fail(str(exc)) from None
+        except KeyboardInterrupt:
+            typer.secho("interrupted: finished items are saved; re-run the same command to resume",
+                        fg=typer.colors.YELLOW, err=True)
+            raise typer.Exit(130) from None
+
+    return wrapper
+
+
+def progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", unit: str = "it"):
+    """A tqdm progress bar on stderr, quiet when stderr is not a terminal and CI is set."""
+    from tqdm.auto import tqdm
+
+    disable = os.environ.get("VERIRANK_NO_PROGRESS") == "1"
+    return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=disable,
+                dynamic_ncols=True)
