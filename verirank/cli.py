@@ -28,6 +28,7 @@ _COMMAND_MODULES = (
     "verirank.commands.extraction",
     "verirank.commands.execution",
     "verirank.commands.ranking",
+    "verirank.commands.training",
     "verirank.commands.pipeline",
     "verirank.commands.bench",
     "verirank.commands.sim",
