@@ -23,6 +23,24 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"verirank {version('verirank')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Keeps `verirank` a command group even while one stage is installed."""
+
+
 # Order here is the order of `verirank --help`.
 _COMMAND_MODULES = (
     "verirank.commands.extraction",

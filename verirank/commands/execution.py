@@ -1,0 +1,65 @@
+"""`verirank execute`: stage 2 over a run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config
+
+
+def _llm_client_if_needed(cfg):
+    if cfg.execution.predictor == "llm" or cfg.execution.judge == "llm":
+        from verirank.llm import LLMClient
+
+        return LLMClient.from_config(cfg.llm)
+    return None
+
+
+@friendly_errors
+def execute(
+    run_dir: Path = typer.Argument(..., help="Run directory holding extraction.jsonl (from `verirank extract`)."),
+    devices: Optional[str] = typer.Option(
+        None, "--devices", "-d",
+        help="Comma-separated device specs: sim:WORLD (bundled world name or world file) or "
+             "adb:SERIAL (a phone, an emulator, or 127.0.0.1:PORT from `verirank sim serve`). "
+             "Repeat a spec to run several devices of the same kind in parallel.",
+    ),
+    executor: Optional[str] = typer.Option(None, help="threads (default) or ray."),
+    predictor: Optional[str] = typer.Option(None, help="Action predictor: heuristic (default) or llm."),
+    judge: Optional[str] = typer.Option(None, help="Judge for F4: heuristic (default) or llm."),
+    max_steps: Optional[int] = typer.Option(None, help="Stop a trajectory after this many actions (default 28)."),
+    config: Optional[list[Path]] = ConfigOpt,
+    set_: Optional[list[str]] = SetOpt,
+) -> None:
+    """Run every extracted page's steps on a device and judge how far they got.
+
+    Reads DIR/extraction.jsonl; writes DIR/execution.jsonl (one record per page) and
+    DIR/trajectories/<qid>/<page>/ (trajectory.json, step_NNN.png, step_NNN.xml).
+    Re-running resumes: finished pages are skipped.
+
+    Examples:
+
+      verirank execute runs/demo --devices sim:android13-settings,sim:android13-settings
+
+      verirank execute runs/mine --devices adb:emulator-5554 --set execution.reset=pm-clear
+    """
+    from execution.runner import execute_run
+
+    flags = {
+        "execution.devices": [d.strip() for d in devices.split(",") if d.strip()] if devices else None,
+        "execution.executor": executor,
+        "execution.predictor": predictor,
+        "execution.judge": judge,
+        "execution.max_steps": max_steps,
+    }
+    cfg = resolve_config(config, set_, flags)
+    counts = execute_run(run_dir, cfg, llm_client=_llm_client_if_needed(cfg), progress=progress)
+    typer.echo("execute: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    typer.echo(f"wrote {run_dir / 'execution.jsonl'}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("execute", help=execute.__doc__)(execute)
