@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +21,10 @@ class SearchConfig(_Section):
     requests_per_second: float = Field(1.0, gt=0)
     retries: int = Field(3, ge=0, le=10)
     timeout_s: float = Field(15.0, gt=0)
+    #: first pause before a retry; doubles on every further retry
+    backoff_s: float = Field(1.0, ge=0)
+    #: a server's Retry-After is honoured up to this many seconds
+    max_retry_after_s: float = Field(60.0, ge=0)
 
 
 class FetchConfig(_Section):
@@ -33,8 +37,12 @@ class FetchConfig(_Section):
     read_timeout_s: float = Field(15.0, gt=0)
     #: wall-clock limit for one body download (a slow drip is cut here)
     total_timeout_s: float = Field(30.0, gt=0)
+    #: extra attempts after a 429/5xx answer or a connection failure (not after a read timeout)
     retries: int = Field(2, ge=0, le=10)
+    #: first pause before a retry; doubles on every further retry
     backoff_s: float = Field(0.5, ge=0)
+    #: a server's Retry-After is honoured up to this many seconds
+    max_retry_after_s: float = Field(30.0, ge=0)
     max_bytes: int = Field(5_000_000, ge=1024)
     max_redirects: int = Field(5, ge=0, le=30)
     #: off by default (SSRF guard); turn on for local corpora, tests and benchmarks
@@ -42,6 +50,10 @@ class FetchConfig(_Section):
     user_agent: str = "verirank/0.1 (+https://example.invalid/verirank; offline how-to verification)"
     #: content-addressed page cache; relative paths are under the run directory
     cache_dir: str = "cache/pages"
+    #: serve a URL fetched before (by any run sharing the cache) from the cache
+    use_cache: bool = True
+    #: explicit proxy URL for http and https (environment proxy variables are ignored)
+    proxy: Optional[str] = None
 
 
 class CleanConfig(_Section):
@@ -55,7 +67,17 @@ class ExtractConfig(_Section):
     extractor: Literal["heuristic", "llm"] = "heuristic"
     #: heuristic: minimum relevance of a candidate block to the query
     min_relevance: float = Field(0.35, ge=0, le=1)
+    #: heuristic: minimum share of a block's steps that read like instructions
+    #: (start with an action verb or name a UI element)
+    min_howto: float = Field(0.5, ge=0, le=1)
     max_steps: int = Field(30, ge=1)
+    #: page languages whose steps are kept; a page declaring another language
+    #: (or whose steps read as another language) yields no steps
+    languages: list[str] = Field(default_factory=lambda: ["en"])
+    #: platform assumed when the query names none (``android`` or ``ios``)
+    default_platform: Literal["android", "ios"] = "android"
+    #: pages extracted in parallel (useful for the LLM extractor, which waits on the network)
+    workers: int = Field(1, ge=1, le=32)
 
 
 class GroundConfig(_Section):
@@ -66,6 +88,23 @@ class GroundConfig(_Section):
     distance_threshold: float = Field(0.25, ge=0, le=2)
     #: add page steps the extractor skipped between two grounded steps
     recover_missed: bool = True
+    #: ... or when the step's words appear in this order in the snippet (ROUGE-L
+    #: precision on the step side) at least this much; 1.0 = all of them
+    containment_threshold: float = Field(0.85, ge=0, le=1)
+    #: containment alone grounds a step only when it has at least this many words,
+    #: except next to the previous grounded step (a breadcrumb split in parts)
+    min_containment_tokens: int = Field(3, ge=1)
+    #: set False to match with ROUGE-L F1 and distance only (the paper's rule)
+    use_containment: bool = True
+    #: "near" the previous step: in its list/section container or within this many snippets after it
+    near_window: int = Field(8, ge=0)
+    #: the first step is tried at up to this many places on the page; the place
+    #: that grounds the most following steps wins
+    anchor_candidates: int = Field(5, ge=1)
+    #: snippet tags that may be recovered between two grounded steps of the same parent
+    recover_tags: list[str] = Field(default_factory=lambda: ["li", "dd", "h2", "h3", "h4"])
+    #: at most this many steps are recovered between two grounded ones
+    max_recovered_gap: int = Field(3, ge=0)
 
 
 class ExtractionConfig(_Section):
