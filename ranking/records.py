@@ -9,7 +9,7 @@ file                   record                 key
 
 ``features.parquet`` has one column per feature (``F1`` ... ``F18`` plus any
 extra features) beside qid, url, rank, title and verified. The same rows are
-written as svmlight (``features.svmlight`` + ``features.qids``) for LTR tools.
+written as svmlight (``features.svmlight`` + ``features.qids.tsv``) for LTR tools.
 """
 
 from __future__ import annotations

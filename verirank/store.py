@@ -275,3 +275,14 @@ class RunDir:
                 entry["counts"] = counts
                 break
         atomic_write_json(self.manifest_path, manifest)
+
+
+def read_json(path: Path) -> Any:
+    """Read one JSON document; a missing or broken file is a StoreError naming it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except FileNotFoundError as exc:
+        raise StoreError(f"{path} does not exist") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path} is not valid JSON: {exc}") from exc

@@ -1,0 +1,151 @@
+"""Rerank each query's result list: verified pages first, ordered by a model's score.
+
+Semantics of the default order ``verified-first``:
+
+* verified pages come first, by model score descending; equal scores keep
+  the original (search engine) order;
+* every other page follows, in its original relative order (its score is
+  reported but not used);
+
+so reranking never moves an unverified page above a verified one, and never
+reorders pages that execution could not vouch for. The ``score`` order ranks
+every page by score (ties: original order), i.e. plain learning-to-rank.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from ranking.features import feature_columns
+from verirank.errors import RankingError, SchemaError, StoreError
+
+__all__ = ["ORDERS", "rerank", "score_with_model", "model_feature_names", "load_model", "rerank_run"]
+
+ORDERS: tuple[str, ...] = ("verified-first", "score")
+
+
+def rerank(table: "Any", scores: np.ndarray, rule: str = "verified-first") -> "Any":
+    """A reranked copy of ``table``: one row per page, sorted by qid then new rank.
+
+    Adds ``score`` (the given scores), ``original_rank`` (the table's
+    ``rank``) and replaces ``rank`` with the new 1-based rank within the query.
+    ``table`` needs columns qid, rank and verified.
+    """
+    if rule not in ORDERS:
+        raise RankingError(f"unknown rerank order {rule!r}; valid: {', '.join(ORDERS)}")
+    missing = [c for c in ("qid", "rank", "verified") if c not in table.columns]
+    if missing:
+        raise SchemaError(f"feature table lacks column(s) {missing}")
+    scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if len(scores) != len(table):
+        raise RankingError(f"{len(scores)} scores for {len(table)} pages")
+    if not np.all(np.isfinite(scores)):
+        raise RankingError("scores contain NaN or infinity")
+
+    out = table.copy().reset_index(drop=True)
+    out["score"] = scores
+    out["original_rank"] = out["rank"].astype("int64")
+    verified = out["verified"].astype(bool).to_numpy()
+    if rule == "verified-first":
+        # verified: (0, -score, rank); others: (1, 0, rank)
+        tier = np.where(verified, 0, 1)
+        key_score = np.where(verified, -scores, 0.0)
+    else:
+        tier = np.zeros(len(out), dtype=np.int64)
+        key_score = -scores
+    out["_tier"], out["_key"] = tier, key_score
+    out = out.sort_values(["qid", "_tier", "_key", "original_rank"], kind="stable")
+    out["rank"] = out.groupby("qid", sort=False).cumcount() + 1
+    return out.drop(columns=["_tier", "_key"]).reset_index(drop=True)
+
+
+def model_feature_names(model: Any, table: "Any") -> list[str]:
+    """The columns the model wants: ``feature_names_`` (fitted rankers), else the table's features."""
+    names = getattr(model, "feature_names_", None) or getattr(model, "feature_names", None)
+    return list(names) if names else feature_columns(table)
+
+
+def score_with_model(table: "Any", model: Any) -> np.ndarray:
+    """The model's score per row of ``table`` (float64, same order).
+
+    Columns are passed in the model's ``feature_names_`` order; query ids go
+    along as ``groups`` when ``predict`` accepts them (listwise models score a
+    query's pages together).
+    """
+    names = model_feature_names(model, table)
+    missing = [n for n in names if n not in table.columns]
+    if missing:
+        raise SchemaError(
+            f"the model needs feature(s) {missing} that the feature table lacks; recompute features "
+            f"with --set 'ranking.features.names={names}'"
+        )
+    X = table[names].to_numpy(dtype=np.float64)
+    params = inspect.signature(model.predict).parameters
+    kwargs: dict[str, Any] = {}
+    if "feature_names" in params:
+        kwargs["feature_names"] = names
+    if "groups" in params:
+        scores = model.predict(X, table["qid"].astype(str).to_numpy(dtype=object), **kwargs)
+    else:
+        scores = model.predict(X, **kwargs)
+    scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if len(scores) != len(table):
+        raise RankingError(f"model returned {len(scores)} scores for {len(table)} rows")
+    return scores
+
+
+def load_model(spec: str, tracking_uri: Optional[str] = None) -> Any:
+    """A fitted ranker from a saved-model directory or an MLflow model URI (``runs:/...``, ``models:/...``).
+
+    MLflow URIs resolve against ``tracking_uri`` (``ranking.tracking_uri``).
+    """
+    path = Path(spec)
+    if path.exists():
+        from ranking.models import load_ranker
+
+        return load_ranker(path)
+    if ":/" in spec:
+        import mlflow
+
+        from ranking import tracking
+
+        if tracking_uri:
+            mlflow.set_tracking_uri(tracking_uri)
+        return tracking.load_model(spec)
+    raise StoreError(f"model {spec!r} is neither a saved-model directory nor an MLflow model URI")
+
+
+def rerank_run(run_dir: Path | str, config: Any, model: Any) -> list:
+    """Rerank a run directory with ``model``; writes ``reranked.jsonl`` and ``reranked.trec``.
+
+    Reads ``features.parquet`` and ``execution.jsonl``. The ``verified``
+    column is recomputed from the execution records under the *current*
+    ``ranking.verified`` settings, so a rule can be changed without
+    recomputing features. Returns the RankedItems written.
+    """
+    from execution.records import ExecutionResult
+    from ranking.export import ranked_items, write_ranked_jsonl, write_trec
+    from ranking.verified import verified_map
+    from verirank.store import read_jsonl, read_parquet
+
+    run_dir = Path(run_dir)
+    features_path, execution_path = run_dir / "features.parquet", run_dir / "execution.jsonl"
+    if not features_path.exists():
+        raise StoreError(f"{features_path} not found: run `verirank features {run_dir}` first")
+    if not execution_path.exists():
+        raise StoreError(f"{execution_path} not found: run `verirank execute {run_dir}` first")
+    table = read_parquet(features_path)
+    executions = {r.key(): r for r in read_jsonl(execution_path, ExecutionResult)}
+    keys = list(zip(table["qid"], table["url"]))
+    verified = verified_map(executions, keys, config.ranking.verified)
+    table["verified"] = [verified[k] for k in keys]
+
+    reranked = rerank(table, score_with_model(table, model), config.ranking.rerank.order)
+    items = ranked_items(reranked, executions)
+    write_ranked_jsonl(run_dir / "reranked.jsonl", items)
+    write_trec(run_dir / "reranked.trec", items, tag=config.ranking.rerank.tag)
+    return items

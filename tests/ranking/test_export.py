@@ -1,0 +1,87 @@
+"""Export formats parse back: TREC run (ir_measures), JSONL (RankedItem), CSV."""
+
+from __future__ import annotations
+
+import csv
+
+import ir_measures
+import pytest
+
+from ranking.export import CSV_COLUMNS, export_items, export_run, read_ranked, write_trec
+from ranking.metrics import read_trec_run
+from ranking.records import RankedItem
+from verirank.errors import ConfigError, SchemaError, StoreError
+from verirank.store import write_jsonl
+
+
+def _items():
+    # a verified-first list: q1's model scores are NOT monotone in rank on purpose
+    return [
+        RankedItem(qid="q1", rank=1, url="https://b.example/dark?x=1#top", title="Dark, \"mode\"", score=0.2,
+                   verified=True, f4=0.5, original_rank=2, summary="verified on w: 3/4 steps, no_action"),
+        RankedItem(qid="q1", rank=2, url="https://a.example/", title="Tips", score=0.9, verified=False,
+                   original_rank=1, summary="not executed"),
+        RankedItem(qid="q1", rank=3, url="https://c.example/", title="Guide", score=0.9, verified=False,
+                   original_rank=3, summary="not executed: device failed"),
+        RankedItem(qid="q2", rank=1, url="https://g.example/bt", title="BT", score=-1.5, verified=True, f4=1.0,
+                   original_rank=2),
+    ]
+
+
+def test_trec_run_keeps_our_order_under_ir_measures(tmp_path):
+    path = tmp_path / "run.trec"
+    assert write_trec(path, _items(), tag="mytag") == 4
+    lines = path.read_text().splitlines()
+    assert lines[0] == "q1 Q0 https://b.example/dark?x=1#top 1 3.0 mytag"
+    # ir_measures re-sorts by score: the order must still be ours
+    run = list(ir_measures.read_trec_run(str(path)))
+    by_query = {}
+    for r in run:
+        by_query.setdefault(r.query_id, []).append((r.score, r.doc_id))
+    q1 = [doc for _, doc in sorted(by_query["q1"], reverse=True)]
+    assert q1 == ["https://b.example/dark?x=1#top", "https://a.example/", "https://c.example/"]
+    qrels = [ir_measures.Qrel("q1", "https://b.example/dark?x=1#top", 1)]
+    assert ir_measures.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == 1.0
+    assert read_trec_run(path)["q2"] == {"https://g.example/bt": 1.0}
+
+
+def test_trec_refuses_urls_with_spaces_and_bad_tags(tmp_path):
+    bad = [RankedItem(qid="q", rank=1, url="https://x.example/a b", score=0.0, verified=False)]
+    with pytest.raises(SchemaError, match="no whitespace"):
+        write_trec(tmp_path / "r.trec", bad)
+    with pytest.raises(ConfigError, match="tag"):
+        write_trec(tmp_path / "r.trec", _items(), tag="two words")
+
+
+def test_jsonl_round_trip(tmp_path):
+    path = tmp_path / "r.jsonl"
+    export_items(_items(), "jsonl", path)
+    assert read_ranked(path) == _items()
+
+
+def test_csv_round_trip(tmp_path):
+    path = tmp_path / "r.csv"
+    assert export_items(_items(), "csv", path) == 4
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(CSV_COLUMNS)
+    assert rows[0]["title"] == 'Dark, "mode"' and rows[0]["verified"] == "True" and rows[0]["f4"] == "0.5"
+    assert [(r["qid"], int(r["rank"]), r["url"]) for r in rows] == [(i.qid, i.rank, i.url) for i in _items()]
+    assert rows[3]["summary"] == ""
+
+
+def test_ranks_must_be_a_permutation(tmp_path):
+    items = _items()
+    items[1] = items[1].model_copy(update={"rank": 5})
+    with pytest.raises(StoreError, match=r"query q1: ranks \[1, 3, 5\] are not 1..3"):
+        export_items(items, "csv", tmp_path / "r.csv")
+
+
+def test_export_run_reads_reranked_jsonl_and_names_missing_input(tmp_path):
+    with pytest.raises(StoreError, match=r"reranked.jsonl not found: run `verirank rerank"):
+        export_run(tmp_path, "trec", tmp_path / "out.trec")
+    write_jsonl(tmp_path / "reranked.jsonl", list(reversed(_items())))
+    export_run(tmp_path, "trec", tmp_path / "out.trec")
+    assert (tmp_path / "out.trec").read_text().splitlines()[0].startswith("q1 Q0 https://b.example/dark")
+    with pytest.raises(ConfigError, match="unknown export format 'xml'"):
+        export_run(tmp_path, "xml", tmp_path / "out.xml")
