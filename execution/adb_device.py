@@ -1,0 +1,350 @@
+"""``AdbDevice``: a real phone or emulator (or the simulator served over ADB).
+
+It talks to the adb server (``adb start-server``, default 127.0.0.1:5037) through
+adbutils and uses only what every Android device has: ``uiautomator dump`` +
+``sync:`` pull for the screen, ``exec-out screencap -p`` for pixels, ``input``
+for actions, ``am``/``monkey``/``pm`` for apps, ``getprop``/``dumpsys`` for
+versions and focus.  Every failure surfaces as :class:`DeviceError` naming the
+serial and the command; every adb call has a timeout, so a vanished device
+raises instead of hanging.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import shlex
+import socket
+import subprocess
+import time
+from typing import Literal, Optional
+
+from execution.device import AppInfo, Device, DeviceInfo, Key
+from verirank.errors import DeviceError
+
+log = logging.getLogger(__name__)
+
+ResetMode = Literal["force-stop", "pm-clear", "snapshot"]
+
+DUMP_PATH = "/sdcard/window_dump.xml"
+KEYCODES: dict[str, str] = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
+#: transient ``uiautomator dump`` failures worth retrying (busy UI, window changing)
+TRANSIENT_DUMP_ERRORS = ("could not get idle state", "null root node", "ERROR:")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+_FOCUS_RE = re.compile(r"mCurrentFocus=Window\{[^}]*?\s(?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)\}")
+_RESUMED_RE = re.compile(
+    r"mResumedActivity: ActivityRecord\{[^}]*?\s(?P<package>[^\s/}]+)/(?P<activity>[^\s}]+)[\s}]")
+_SIZE_RE = re.compile(r"(Override|Physical) size: (\d+)x(\d+)")
+_PROP_RE = re.compile(r"^\[(?P<key>[^\]]+)\]: \[(?P<value>.*)\]\s*$", re.M)
+_VERSION_RE = re.compile(r"versionName=(\S+)")
+
+
+def _adbutils():
+    import adbutils
+
+    return adbutils
+
+
+def adb_client(host: str = "127.0.0.1", port: int = 5037, timeout: Optional[float] = 30.0):
+    """An ``adbutils.AdbClient`` for ``host:port`` that never spawns an adb server on its own.
+
+    adbutils quietly runs ``adb start-server`` (on the *default* port) when a
+    connection fails; for a client bound to a non-default port that would leave
+    a stray server behind and still fail.  We start the server explicitly instead.
+    """
+    return _client_class()(host, port, socket_timeout=timeout)
+
+
+@functools.lru_cache(maxsize=1)
+def _client_class():
+    adbutils = _adbutils()
+    from adbutils._adb import AdbConnection
+
+    class _Connection(AdbConnection):
+        def _safe_connect(self):  # noqa: D401 - adbutils hook
+            return self._create_socket()
+
+    class _Client(adbutils.AdbClient):
+        def make_connection(self, timeout: Optional[float] = None):
+            conn = _Connection(self.host, self.port)
+            if timeout:
+                conn.conn.settimeout(timeout)
+            return conn
+
+    return _Client
+
+
+def escape_input_text(text: str) -> str:
+    """``text`` as one argument of ``input text`` on the device's shell.
+
+    ``input text`` turns ``%s`` into a space (a raw space would split the
+    argument on some Android versions), and the device shell needs the whole
+    argument quoted so that ``&;|<>()$`'"\\`` reach ``input`` literally.
+    """
+    return shlex.quote(text.replace(" ", "%s"))
+
+
+class AdbDevice(Device):
+    """A device reached through an adb server; ``serial`` as ``adb devices`` lists it."""
+
+    def __init__(
+        self,
+        serial: str,
+        *,
+        adb_host: str = "127.0.0.1",
+        adb_port: int = 5037,
+        dump_retries: int = 3,
+        reset: ResetMode = "force-stop",
+        snapshot_name: Optional[str] = None,
+        app_package: Optional[str] = None,
+        connect: bool = True,
+        timeout: float = 30.0,
+        retry_delay: float = 0.5,
+        start_server: bool = True,
+    ):
+        if reset not in ("force-stop", "pm-clear", "snapshot"):
+            raise DeviceError(f"adb {serial}: unknown reset mode {reset!r}; "
+                              "use force-stop, pm-clear or snapshot")
+        if reset == "snapshot" and not snapshot_name:
+            raise DeviceError(f"adb {serial}: reset='snapshot' needs snapshot_name (an emulator AVD snapshot)")
+        self.serial = serial
+        self.spec = f"adb:{serial}"
+        self.adb_host = adb_host
+        self.adb_port = adb_port
+        self.dump_retries = max(0, dump_retries)
+        self.reset_mode = reset
+        self.snapshot_name = snapshot_name
+        self.app_package = app_package
+        self.timeout = timeout
+        self.retry_delay = retry_delay
+        self._client = adb_client(adb_host, adb_port, timeout)
+        self._ensure_server(start_server)
+        if connect and _is_network_serial(serial):
+            self._connect()
+        self._wait_online()
+        self._device = self._client.device(serial)
+        try:
+            # shell_v2 carries exit statuses; without it adbutils appends `; echo X4EXIT:$?`
+            self._shell_v2 = "shell_v2" in self._device.get_features().split(",")
+        except Exception as exc:
+            raise self._error("features", exc) from exc
+
+    # -- connection ---------------------------------------------------------------
+    def _ensure_server(self, start: bool) -> None:
+        try:
+            socket.create_connection((self.adb_host, self.adb_port), timeout=3).close()
+            return
+        except OSError as exc:
+            error = exc
+        if not start or self.adb_host not in ("127.0.0.1", "localhost"):
+            raise DeviceError(f"adb {self.serial}: no adb server at {self.adb_host}:{self.adb_port} "
+                              f"({error}); start one with `adb -P {self.adb_port} start-server`")
+        self._run_adb(["start-server"], what="start-server")
+
+    def _connect(self) -> None:
+        try:
+            reply = self._client.connect(self.serial, timeout=self.timeout)
+        except Exception as exc:
+            raise self._error("connect", exc) from exc
+        if "connected to" not in reply:
+            raise DeviceError(f"adb {self.serial}: `adb connect {self.serial}` failed: {reply.strip()}")
+
+    def _wait_online(self) -> None:
+        """Wait until the server reports the device as ``device`` (not offline/connecting)."""
+        deadline = time.monotonic() + self.timeout
+        state = "unknown"
+        while time.monotonic() < deadline:
+            try:
+                rows = {d.serial: d.state for d in self._client.list()}
+            except Exception as exc:
+                raise self._error("devices", exc) from exc
+            state = rows.get(self.serial, "absent")
+            if state == "device":
+                return
+            if state in ("unauthorized",):
+                break
+            time.sleep(0.05)
+        raise DeviceError(f"adb {self.serial}: device is {state!r}, not online"
+                          + (" (accept the USB debugging prompt on the phone)" if state == "unauthorized" else ""))
+
+    def _error(self, command: str, exc: BaseException) -> DeviceError:
+        return DeviceError(f"adb {self.serial}: `{command}` failed: {type(exc).__name__}: {exc}")
+
+    def _run_adb(self, args: list[str], what: str) -> str:
+        """Run the adb binary itself (for what adbutils cannot do, e.g. ``emu``)."""
+        adb = _adbutils().adb_path()
+        cmd = [adb, "-H", self.adb_host, "-P", str(self.adb_port), *args]
+        try:
+            done = subprocess.run(cmd, capture_output=True, timeout=self.timeout, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise self._error(what, exc) from exc
+        output = (done.stdout + done.stderr).decode("utf-8", "replace")
+        if done.returncode != 0:
+            raise DeviceError(f"adb {self.serial}: `adb {' '.join(args)}` exited {done.returncode}: "
+                              f"{output.strip()}")
+        return output
+
+    # -- shell plumbing -----------------------------------------------------------
+    def shell(self, command: str) -> tuple[int, str]:
+        """Run a shell command; (exit status, stdout+stderr). Raises only on transport errors."""
+        try:
+            result = self._device.shell2(command, timeout=self.timeout, v2=self._shell_v2)
+        except Exception as exc:  # adbutils raises AdbError, OSError, EOFError, socket.timeout...
+            raise self._error(f"shell {command}", exc) from exc
+        return result.returncode, result.output
+
+    def _check(self, command: str) -> str:
+        """Run a command that must succeed; its output."""
+        status, output = self.shell(command)
+        if status != 0:
+            raise DeviceError(f"adb {self.serial}: `{command}` exited {status}: {output.strip()}")
+        return output
+
+    def exec_out(self, command: str) -> bytes:
+        """Binary-clean stdout of a command (``adb exec-out``)."""
+        try:
+            conn = self._device.open_transport(timeout=self.timeout)
+            try:
+                conn.send_command("exec:" + command)
+                conn.check_okay()
+                return conn.read_until_close(encoding=None)
+            finally:
+                conn.close()
+        except Exception as exc:
+            raise self._error(f"exec-out {command}", exc) from exc
+
+    # -- Device -------------------------------------------------------------------
+    def dump_xml(self) -> str:
+        command = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH}"
+        last = ""
+        for attempt in range(self.dump_retries + 1):
+            if attempt:
+                time.sleep(self.retry_delay * 2 ** (attempt - 1))
+            status, output = self.shell(command)
+            last = output.strip()
+            if any(err in output for err in TRANSIENT_DUMP_ERRORS) or "dumped to" not in output:
+                log.info("adb %s: uiautomator dump attempt %d failed: %s", self.serial, attempt + 1, last)
+                continue
+            try:
+                data = self._device.sync.read_bytes(DUMP_PATH)
+            except Exception as exc:
+                raise self._error(f"pull {DUMP_PATH}", exc) from exc
+            xml = data.decode("utf-8", "replace")
+            if xml.lstrip().startswith("<?xml") or xml.lstrip().startswith("<hierarchy"):
+                return xml
+            last = f"{DUMP_PATH} is not XML: {xml[:80]!r}"
+        raise DeviceError(f"adb {self.serial}: `uiautomator dump` failed after "
+                          f"{self.dump_retries + 1} attempts: {last}")
+
+    def screenshot_png(self) -> bytes:
+        data = self.exec_out("screencap -p")
+        if not data.startswith(PNG_MAGIC):
+            raise DeviceError(f"adb {self.serial}: `screencap -p` returned {len(data)} bytes that are "
+                              f"not a PNG: {data[:60]!r}")
+        return data
+
+    def screen_size(self) -> tuple[int, int]:
+        output = self._check("wm size")
+        matches = {kind: (int(w), int(h)) for kind, w, h in _SIZE_RE.findall(output)}
+        size = matches.get("Override") or matches.get("Physical")
+        if size is None:
+            raise DeviceError(f"adb {self.serial}: cannot read the screen size from `wm size`: {output!r}")
+        return size
+
+    def tap(self, x: int, y: int) -> None:
+        self._check(f"input tap {int(x)} {int(y)}")
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        # a swipe that does not move is how `input` spells a long press
+        self._check(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}")
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._check(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
+
+    def input_text(self, text: str) -> None:
+        # `input text` cannot type a newline: type the lines and press ENTER between them
+        for index, line in enumerate(text.split("\n")):
+            if index:
+                self.key("enter")
+            if line:
+                self._check(f"input text {escape_input_text(line)}")
+
+    def key(self, key: Key) -> None:
+        code = KEYCODES.get(key)
+        if code is None:
+            raise DeviceError(f"adb {self.serial}: unknown key {key!r}; use one of {sorted(KEYCODES)}")
+        self._check(f"input keyevent {code}")
+
+    def launch(self, package: str, activity: Optional[str] = None) -> None:
+        if activity:
+            output = self._check(f"am start -n {shlex.quote(package + '/' + activity)}")
+            if "Error" in output:
+                raise DeviceError(f"adb {self.serial}: cannot start {package}/{activity}: {output.strip()}")
+            return
+        status, output = self.shell(
+            f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1")
+        if status != 0 or "Events injected: 1" not in output:
+            raise DeviceError(f"adb {self.serial}: cannot launch {package}: {output.strip()}")
+
+    def current_app(self) -> AppInfo:
+        _, windows = self.shell("dumpsys window windows")
+        match = _FOCUS_RE.search(windows)
+        if match is None:
+            _, activities = self.shell("dumpsys activity activities")
+            match = _RESUMED_RE.search(activities)
+        if match is None:
+            raise DeviceError(f"adb {self.serial}: cannot tell the focused app from dumpsys window/activity")
+        return AppInfo(match.group("package"), match.group("activity"))
+
+    def info(self, packages: tuple[str, ...] = ()) -> DeviceInfo:
+        props = {m.group("key"): m.group("value") for m in _PROP_RE.finditer(self._check("getprop"))}
+        versions: dict[str, str] = {}
+        for package in packages:
+            _, output = self.shell(f"dumpsys package {shlex.quote(package)}")
+            match = _VERSION_RE.search(output)
+            if match and match.group(1) != "null":
+                versions[package] = match.group(1)
+        return DeviceInfo(
+            serial=self.serial,
+            model=props.get("ro.product.model", ""),
+            manufacturer=props.get("ro.product.manufacturer", ""),
+            os_version=props.get("ro.build.version.release", ""),
+            sdk=props.get("ro.build.version.sdk", ""),
+            app_versions=versions,
+        )
+
+    def reset(self, package: Optional[str] = None) -> None:
+        """Clean start: restore the snapshot, or force-stop (+ ``pm clear``), HOME, relaunch ``package``."""
+        package = package or self.app_package
+        if self.reset_mode == "snapshot":
+            self._load_snapshot()  # the snapshot *is* the clean start state
+            return
+        if package:
+            self._check(f"am force-stop {shlex.quote(package)}")
+            if self.reset_mode == "pm-clear":
+                output = self._check(f"pm clear {shlex.quote(package)}")
+                if "Success" not in output:
+                    raise DeviceError(f"adb {self.serial}: `pm clear {package}` said: {output.strip()}")
+        self.key("home")
+        if package:
+            self.launch(package)
+
+    def _load_snapshot(self) -> None:
+        """Restore an emulator AVD snapshot through the emulator console (``adb emu``)."""
+        output = self._run_adb(["-s", self.serial, "emu", "avd", "snapshot", "load", str(self.snapshot_name)],
+                               what=f"emu avd snapshot load {self.snapshot_name}")
+        if "KO" in output or "error" in output.lower():
+            raise DeviceError(f"adb {self.serial}: snapshot {self.snapshot_name!r} did not load: "
+                              f"{output.strip()} (snapshots need an Android emulator)")
+        self._wait_online()
+
+    def close(self) -> None:
+        """Nothing to release: adbutils opens one short connection per command."""
+
+
+def _is_network_serial(serial: str) -> bool:
+    """``host:port`` serials are network devices that need ``adb connect``."""
+    host, sep, port = serial.rpartition(":")
+    return bool(sep and host and port.isdigit())
