@@ -149,14 +149,14 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         qid=job.qid, url=job.url, app=job.app,
         max_steps=config.execution.max_steps,
         out_dir=out_dir if config.execution.save_screens else None,
-        safety=parts.safety, proxy=parts.proxy,
+        safety=parts.safety, proxy=parts.proxy, query=job.query,
     )
     if traj.stop_reason == StopReason.DEVICE_ERROR:
         raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")
     if not config.execution.save_screens:
-        from verirank.store import atomic_write_json
+        from execution.agent import save_trajectory
 
-        atomic_write_json(out_dir / "trajectory.json", traj.to_json_dict())
+        save_trajectory(out_dir, traj)
     verdict = parts.judge.judge(traj, out_dir)
     actions = traj.steps
     return ExecutionResult(

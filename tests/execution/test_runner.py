@@ -1,0 +1,168 @@
+"""The device pool: every page runs once, failures move to another device, runs resume."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from execution.device import Device, open_device
+from execution.records import ExecutionResult, ExecutionStatus, StopReason
+from execution.runner import execute_run, page_id
+from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank.config import load_config, parse_override
+from verirank.errors import DeviceError
+from verirank.store import read_jsonl, write_jsonl
+
+WORLD = "android13-settings"
+GOOD = ["Open Settings", "Tap Display", "Turn on Dark theme"]
+WRONG = ["Open Settings", "Tap Wallpaper & style", "Tap Themes", "Select the Night theme"]
+
+
+def _extraction(qid: str, url: str, rank: int, steps: list[str]) -> Extraction:
+    return Extraction(
+        qid=qid, url=url, rank=rank, query="how to turn on dark mode",
+        status=ExtractionStatus.OK if steps else ExtractionStatus.NO_STEPS,
+        reason="" if steps else "no step block relevant to the query",
+        steps=[GroundedStep(index=i, text=t, xpath=f"/html/body/ol/li[{i + 1}]") for i, t in enumerate(steps)],
+    )
+
+
+def _make_run(tmp_path: Path, n_good: int = 2) -> Path:
+    run = tmp_path / "run"
+    run.mkdir(parents=True)
+    write_jsonl(run / "queries.jsonl", [Query(qid="q1", query="how to turn on dark mode", app="com.android.settings")])
+    pages = [_extraction("q1", f"http://site.test/good{i}", i + 1, GOOD) for i in range(n_good)]
+    pages.append(_extraction("q1", "http://site.test/wrong", n_good + 1, WRONG))
+    pages.append(_extraction("q1", "http://site.test/none", n_good + 2, []))
+    write_jsonl(run / "extraction.jsonl", pages)
+    return run
+
+
+def _config(*sets: str):
+    return load_config(overrides=[parse_override(s) for s in sets])
+
+
+class FlakyDevice(Device):
+    """Fault injection over a real simulator: the device 'disconnects' after N calls."""
+
+    def __init__(self, inner: Device, fail_after: int):
+        self.inner, self.fail_after, self.calls = inner, fail_after, 0
+        self.spec = inner.spec
+
+    def _call(self, name: str, *args, **kwargs):
+        self.calls += 1
+        if self.calls > self.fail_after:
+            raise DeviceError(f"{self.spec}: device offline (injected)")
+        return getattr(self.inner, name)(*args, **kwargs)
+
+    def dump_xml(self): return self._call("dump_xml")
+    def screenshot_png(self): return self._call("screenshot_png")
+    def screen_size(self): return self._call("screen_size")
+    def tap(self, x, y): return self._call("tap", x, y)
+    def long_press(self, x, y, duration_ms=800): return self._call("long_press", x, y, duration_ms)
+    def swipe(self, x1, y1, x2, y2, duration_ms=300): return self._call("swipe", x1, y1, x2, y2, duration_ms)
+    def input_text(self, text): return self._call("input_text", text)
+    def key(self, key): return self._call("key", key)
+    def launch(self, package, activity=None): return self._call("launch", package, activity)
+    def current_app(self): return self._call("current_app")
+    def info(self, packages=()): return self._call("info", packages)
+    def reset(self, package=None): return self._call("reset", package)
+
+
+def test_every_page_gets_one_record_and_a_trajectory(tmp_path: Path) -> None:
+    run = _make_run(tmp_path)
+    cfg = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]")
+    counts = execute_run(run, cfg)
+    rows = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    assert len(rows) == 4
+    assert counts["executed"] == 3 and counts["skipped"] == 1
+    none = rows["http://site.test/none"]
+    assert none.status == ExecutionStatus.SKIPPED and none.stop_reason == StopReason.NO_INSTRUCTIONS
+    good = rows["http://site.test/good0"]
+    assert good.status == ExecutionStatus.EXECUTED and good.n_actions >= 2
+    traj = json.loads((run / good.trajectory).read_text())
+    assert traj["instructions"] == GOOD
+    assert (run / f"trajectories/q1/{page_id(good.url)}").is_dir()
+    # the wrong page cannot be completed as well as the correct one
+    assert rows["http://site.test/wrong"].f4 < good.f4
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["stages"][-1]["stage"] == "execute" and "finished" in manifest["stages"][-1]
+
+
+def test_a_failed_device_hands_the_page_to_another(tmp_path: Path) -> None:
+    run = _make_run(tmp_path, n_good=1)
+    opened: list[str] = []
+
+    lock = threading.Lock()
+
+    def opener(spec: str) -> Device:
+        with lock:  # workers open devices concurrently
+            first = not opened
+            opened.append(spec)
+        dev = open_device(spec)
+        # the first device ever opened dies after a few calls
+        return FlakyDevice(dev, fail_after=4) if first else dev
+
+    cfg = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]", "execution.max_attempts=3")
+    execute_run(run, cfg, opener=opener)
+    rows = read_jsonl(run / "execution.jsonl", ExecutionResult)
+    assert len(rows) == 3 and len({r.url for r in rows}) == 3
+    retried = [r for r in rows if r.attempts == 2]
+    assert len(retried) == 1 and retried[0].status == ExecutionStatus.EXECUTED
+
+
+def test_a_device_that_always_fails_gives_device_failed_after_the_budget(tmp_path: Path) -> None:
+    run = _make_run(tmp_path, n_good=1)
+    cfg = _config(f"execution.devices=[sim:{WORLD}]", "execution.max_attempts=2")
+    execute_run(run, cfg, opener=lambda spec: FlakyDevice(open_device(spec), fail_after=0))
+    rows = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    failed = rows["http://site.test/good0"]
+    assert failed.status == ExecutionStatus.DEVICE_FAILED and failed.attempts == 2
+    assert "device offline" in failed.reason
+    assert rows["http://site.test/none"].status == ExecutionStatus.SKIPPED
+
+
+def test_resume_after_a_kill_runs_only_the_missing_pages(tmp_path: Path) -> None:
+    run = _make_run(tmp_path)
+    cfg = _config(f"execution.devices=[sim:{WORLD}]")
+    execute_run(run, cfg)
+    lines = (run / "execution.jsonl").read_text().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    # keep one finished record and half of the next one, as a kill would leave it
+    (run / "execution.jsonl").write_text(lines[0] + lines[1][: len(lines[1]) // 2])
+    counts = execute_run(run, cfg)
+    rows = read_jsonl(run / "execution.jsonl", ExecutionResult)
+    assert len(rows) == 4 and len({(r.qid, r.url) for r in rows}) == 4
+    assert counts["resumed"] == 1
+    assert rows[0].to_json_dict() == first  # the finished record was not redone
+
+
+def test_missing_extraction_is_a_clear_error(tmp_path: Path) -> None:
+    from verirank.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match="extraction.jsonl not found"):
+        execute_run(tmp_path, _config())
+
+
+@pytest.mark.slow
+def test_ray_executor_gives_the_same_records(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    run = _make_run(tmp_path, n_good=1)
+    cfg = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]", "execution.executor=ray")
+    try:
+        execute_run(run, cfg)
+    finally:
+        ray.shutdown()
+    rows = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    assert len(rows) == 3
+    assert rows["http://site.test/good0"].status == ExecutionStatus.EXECUTED
+    assert rows["http://site.test/none"].status == ExecutionStatus.SKIPPED
+
+    thread_run = _make_run(tmp_path / "threads", n_good=1)
+    execute_run(thread_run, _config(f"execution.devices=[sim:{WORLD}]"))
+    threads = {r.url: r for r in read_jsonl(thread_run / "execution.jsonl", ExecutionResult)}
+    for url, row in rows.items():
+        assert row.f4 == threads[url].f4 and row.stop_reason == threads[url].stop_reason
