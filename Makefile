@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test bench clean
+.PHONY: install system-deps demo test bench clean
 
 $(BIN)/verirank: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,14 @@ install: $(BIN)/verirank
 demo: install
 	$(BIN)/verirank demo
 
-test: install
+# The report test opens the demo's HTML in a real headless Chromium (Debian's package).
+system-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium not found: the report test will be skipped (install Debian's chromium)"; fi; }
+
+test: install system-deps
 	$(BIN)/python -m pytest -q
 
 bench: install
