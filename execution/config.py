@@ -11,6 +11,66 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# --- agent settings (AGENT engineer) ---------------------------------------------
+
+class HeuristicPredictorConfig(_Section):
+    #: minimum match score (0-1) between a step's target and a control label
+    match_threshold: float = Field(0.62, ge=0.0, le=1.0)
+    #: consult MiniLM when no label matches lexically
+    use_embeddings: bool = True
+    #: swipes down a list looking for an off-screen target before giving up
+    max_scrolls: int = Field(4, ge=0, le=20)
+    #: back presses per step when its target cannot be found
+    max_backs: int = Field(1, ge=0, le=5)
+
+
+class LLMPredictorConfig(_Section):
+    temperature: float = Field(0.3, ge=0.0, le=2.0)
+    max_tokens: int = Field(300, ge=16)
+    #: send the current screenshot as an image (a VLM is needed)
+    send_screenshot: bool = True
+    #: earlier screenshots sent along (oldest dropped first)
+    history_screens: int = Field(2, ge=0, le=8)
+    #: earlier actions listed in the prompt
+    history_actions: int = Field(12, ge=0, le=50)
+
+
+class ProxyConfig(_Section):
+    #: what to try when a click changes nothing: tap_center (centre of the label text), long_press
+    fallbacks: list[Literal["tap_center", "long_press"]] = Field(
+        default_factory=lambda: ["tap_center", "long_press"])
+    #: re-dump after acting and check the screen changed when a change is expected
+    verify_change: bool = True
+    #: wait after an action before verifying (real phones animate; the simulator does not)
+    settle_ms: int = Field(0, ge=0, le=10_000)
+    #: re-dump before acting when the observation is older than this (slow predictors)
+    stale_ms: int = Field(5000, ge=0)
+
+
+class SafetyConfig(_Section):
+    #: risk categories that may run (default: none): factory_reset, erase_data,
+    #: purchase, call, message, uninstall, password_change
+    allow: list[Literal["factory_reset", "erase_data", "purchase", "call", "message", "uninstall",
+                        "password_change"]] = Field(default_factory=list)
+
+
+class HeuristicJudgeConfig(_Section):
+    #: F4 cap when the page's last actionable step only navigates (see docs/agent.md)
+    navigation_only_cap: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class AgentConfig(_Section):
+    """Everything ``run_episode`` and the predictors/judges are built from."""
+
+    heuristic: HeuristicPredictorConfig = HeuristicPredictorConfig()
+    llm: LLMPredictorConfig = LLMPredictorConfig()
+    proxy: ProxyConfig = ProxyConfig()
+    safety: SafetyConfig = SafetyConfig()
+    judge: HeuristicJudgeConfig = HeuristicJudgeConfig()
+    #: stop when the same action on the same screen comes up this many times
+    cycle_repeats: int = Field(3, ge=2, le=20)
+
+
 class ExecutionConfig(_Section):
     #: device specs: ``sim:WORLD`` (a world name or file) or ``adb:SERIAL``
     devices: list[str] = Field(default_factory=lambda: ["sim:android13-settings"])
@@ -27,3 +87,5 @@ class ExecutionConfig(_Section):
     #: Ray executor: address of an existing cluster (None = local ``ray.init``)
     ray_address: str | None = None
     ray_num_cpus: int = Field(2, ge=1)
+    #: agent, predictors, proxy, safety and judge settings (docs/agent.md)
+    agent: AgentConfig = AgentConfig()

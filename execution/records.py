@@ -85,6 +85,16 @@ class StepRecord(Record):
     #: the step followed a route the page did not state (scroll, UI-map repair)
     deviation: bool = False
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    #: the step was already satisfied (e.g. the switch was already on): nothing was sent to the device
+    noop: bool = False
+    #: this action completed its instruction step
+    step_done: bool = False
+    #: the screen changed after the action (None when not verified)
+    changed: Optional[bool] = None
+    #: the screen before the action: package, activity, title, signature, texts
+    screen: dict[str, Any] = Field(default_factory=dict)
+    #: every execution method tried: [{"method", "ok", "reason"}]
+    attempts: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class Trajectory(Record):
@@ -105,6 +115,13 @@ class Trajectory(Record):
     #: instruction steps the agent acted on
     acted_steps: list[int] = Field(default_factory=list)
     elapsed_s: float = 0.0
+    #: the query the page answers (read by the judge's final-state check; never the goal)
+    query: Optional[str] = None
+    #: the predictor that drove the episode
+    predictor: str = ""
+    #: distilled controls and summary of the final screen
+    final_controls: list[dict[str, Any]] = Field(default_factory=list)
+    final_screen: dict[str, Any] = Field(default_factory=dict)
 
 
 class ExecutionStatus(str, Enum):

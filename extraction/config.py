@@ -66,7 +66,7 @@ class CleanConfig(_Section):
 class ExtractConfig(_Section):
     extractor: Literal["heuristic", "llm"] = "heuristic"
     #: heuristic: minimum relevance of a candidate block to the query
-    min_relevance: float = Field(0.35, ge=0, le=1)
+    min_relevance: float = Field(0.4, ge=0, le=1)
     #: heuristic: minimum share of a block's steps that read like instructions
     #: (start with an action verb or name a UI element)
     min_howto: float = Field(0.5, ge=0, le=1)

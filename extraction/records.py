@@ -148,6 +148,12 @@ class GroundedStep(Record):
     #: grounding from the page between two grounded steps; ``ungrounded``:
     #: grounding was disabled
     origin: str = "extracted"
+    #: which test matched: ``rouge`` (F1 above the threshold), ``distance`` (embedding
+    #: distance below the threshold), ``containment`` (the step's words appear in order
+    #: in the snippet) or ``recovered``; None when ungrounded
+    match: Optional[str] = None
+    #: share of the step's words found in order in the snippet (ROUGE-L precision, step side)
+    containment: Optional[float] = None
 
 
 class Extraction(Record):

@@ -31,6 +31,10 @@ from verirank.records import Record
 
 R = TypeVar("R", bound=Record)
 
+# read once: os.umask can only be read by setting it, which is not thread-safe
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so readers see the old or the new file, never half."""
@@ -39,9 +43,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         # mkstemp creates 0600; give the file the permissions a plain open() would
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
