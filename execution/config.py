@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -71,6 +71,18 @@ class AgentConfig(_Section):
     cycle_repeats: int = Field(3, ge=2, le=20)
 
 
+class AdbConfig(_Section):
+    """How ``adb:SERIAL`` devices are reached and reset (docs/adb.md)."""
+
+    adb_host: str = "127.0.0.1"
+    adb_port: int = Field(5037, ge=1, le=65535)
+    #: force-stop (default), pm-clear (also wipes app data) or snapshot (emulators only)
+    reset: Literal["force-stop", "pm-clear", "snapshot"] = "force-stop"
+    snapshot_name: Optional[str] = None
+    dump_retries: int = Field(3, ge=0, le=20)
+    timeout_s: float = Field(30.0, gt=0)
+
+
 class ExecutionConfig(_Section):
     #: device specs: ``sim:WORLD`` (a world name or file) or ``adb:SERIAL``
     devices: list[str] = Field(default_factory=lambda: ["sim:android13-settings"])
@@ -89,3 +101,7 @@ class ExecutionConfig(_Section):
     ray_num_cpus: int = Field(2, ge=1)
     #: agent, predictors, proxy, safety and judge settings (docs/agent.md)
     agent: AgentConfig = AgentConfig()
+    adb: AdbConfig = AdbConfig()
+    #: extra context for the predictor, e.g. {"email": "TEST_ACCOUNT_EMAIL"}: names of
+    #: environment variables, so that credential values never reach the manifest
+    credentials_env: dict[str, str] = Field(default_factory=dict)

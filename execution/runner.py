@@ -113,25 +113,14 @@ def build_parts(config: Any, llm_client: Any = None) -> StageParts:
     """Predictor, judge, safety policy and proxy from the execution config."""
     from execution.judge import make_judge
     from execution.predict import make_predictor
+    from execution.proxy import ExecutionProxy
+    from execution.safety import SafetyPolicy
 
-    safety = proxy = None
-    try:
-        from execution.safety import SafetyPolicy
-
-        safety = SafetyPolicy.from_config(config.execution) if hasattr(SafetyPolicy, "from_config") else SafetyPolicy()
-    except ImportError:  # pragma: no cover - safety module always ships
-        pass
-    try:
-        from execution.proxy import ExecutionProxy
-
-        proxy = ExecutionProxy.from_config(config.execution) if hasattr(ExecutionProxy, "from_config") else None
-    except ImportError:  # pragma: no cover
-        pass
     return StageParts(
         predictor=make_predictor(config.execution, llm_client=llm_client),
         judge=make_judge(config.execution, llm_client=llm_client),
-        safety=safety,
-        proxy=proxy,
+        safety=SafetyPolicy.from_config(config.execution),
+        proxy=ExecutionProxy.from_config(config.execution),
     )
 
 
@@ -150,6 +139,8 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         max_steps=config.execution.max_steps,
         out_dir=out_dir if config.execution.save_screens else None,
         safety=parts.safety, proxy=parts.proxy, query=job.query,
+        cycle_repeats=config.execution.agent.cycle_repeats,
+        extra_context=extra_context(config),
     )
     if traj.stop_reason == StopReason.DEVICE_ERROR:
         raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")
@@ -174,6 +165,31 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         attempts=job.attempts,
         elapsed_s=round(time.perf_counter() - started, 3),
     )
+
+
+def extra_context(config: Any) -> dict[str, Any]:
+    """Credentials for the predictor, read from the environment at run time."""
+    import os
+
+    creds = {name: os.environ[var] for name, var in config.execution.credentials_env.items() if var in os.environ}
+    return {"credentials": creds} if creds else {}
+
+
+def device_opener(config: Any) -> Callable[[str], Any]:
+    """open_device with the configured adb options for ``adb:`` specs."""
+    from execution.device import open_device
+
+    adb = config.execution.adb
+
+    def open_(spec: str) -> Any:
+        if spec.startswith("adb:"):
+            return open_device(
+                spec, adb_host=adb.adb_host, adb_port=adb.adb_port, reset=adb.reset,
+                snapshot_name=adb.snapshot_name, dump_retries=adb.dump_retries, timeout=adb.timeout_s,
+            )
+        return open_device(spec)
+
+    return open_
 
 
 def _failed(job: Job) -> ExecutionResult:
@@ -368,8 +384,6 @@ def execute_run(
     progress: Callable[..., Any] | None = None,
 ) -> dict[str, int]:
     """Stage 2 over a run directory; returns counts by status."""
-    from execution.device import open_device
-
     run = RunDir(run_dir)
     src = run / "extraction.jsonl"
     if not src.exists():
@@ -404,7 +418,7 @@ def execute_run(
             _run_threads(
                 todo, config, run.path, appender,
                 parts_factory or (lambda: build_parts(config, llm_client)),
-                opener or open_device, on_done,
+                opener or device_opener(config), on_done,
             )
     if bar is not None:
         bar.close()

@@ -1,0 +1,332 @@
+"""The agent loop: run one page's instruction steps on one device and record everything.
+
+``run_episode(instructions, predictor, device, qid=..., url=...)`` resets the
+device, launches the page's app when known, then repeats
+
+    observe (dump + lazy screenshot) -> distill -> predict -> safety check
+    -> act through the proxy -> record a StepRecord
+
+until one of the stop reasons (``execution.records.StopReason``):
+
+* ``completed``: every instruction step was done (acted on or found satisfied);
+* ``no_action``: the predictor found nothing to do for the current step
+  (``stop_detail`` says which step and the closest control);
+* ``cycle``: the same action on the same screen came up ``cycle_repeats``
+  times (screen = ``UIContext.signature``; action = type, target label,
+  resource id, typed text and swipe direction); the repeat is not executed;
+* ``max_steps``: ``max_steps`` device actions were sent (no-op records of
+  already-satisfied steps do not count);
+* ``blocked by safety policy``: the safety policy refused an action; the
+  category is in ``stop_detail`` and the action was *not* executed;
+* ``device_error``: the device failed (``DeviceError``). The episode
+  **returns** (it does not raise) with the partial trajectory saved, so a
+  pool can re-queue the page on another device by checking ``stop_reason``;
+* ``no_instructions``: the page had no steps; the device is not touched.
+
+With ``out_dir`` the folder receives ``step_NNN.xml`` / ``step_NNN.png`` (the
+screen before action NNN), ``final.xml`` / ``final.png`` and
+``trajectory.json`` (written atomically). Without it nothing touches the disk
+and screenshots are taken only if the predictor asks for one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from pathlib import Path
+from typing import Any, Optional
+
+from execution.device import Device
+from execution.predict.base import ActionPredictor, HistoryItem, PredictContext
+from execution.proxy import ExecutionProxy
+from execution.records import Action, StepRecord, StopReason, Trajectory
+from execution.safety import SafetyPolicy
+from execution.uicontext import UIContext
+from verirank.errors import DeviceError, SchemaError, StoreError
+from verirank.store import atomic_write_bytes, atomic_write_json, atomic_write_text
+
+__all__ = ["run_episode", "save_trajectory", "load_trajectory", "action_key", "TRAJECTORY_FILE"]
+
+TRAJECTORY_FILE = "trajectory.json"
+
+
+def action_key(action: Action) -> tuple:
+    """What makes two actions "the same" for cycle detection."""
+    return (
+        action.type.value, action.target_label, action.target_resource_id,
+        action.text, action.package,
+        None if action.target_label or action.x is None else (action.x // 20, action.y // 20),
+    )
+
+
+def save_trajectory(out_dir: Path, trajectory: Trajectory) -> Path:
+    """Write ``out_dir/trajectory.json`` atomically; returns its path."""
+    path = Path(out_dir) / TRAJECTORY_FILE
+    atomic_write_json(path, trajectory.to_json_dict())
+    return path
+
+
+def load_trajectory(path: Path) -> Trajectory:
+    """Read a trajectory from its file or its folder; SchemaError/StoreError name the file."""
+    import json
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / TRAJECTORY_FILE
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError as exc:
+        raise StoreError(f"{path} does not exist") from exc
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"{path}: not valid JSON ({exc.msg})") from exc
+    return Trajectory.parse(data, where=str(path))
+
+
+class _Clock:
+    """Sums the time spent in device calls."""
+
+    def __init__(self) -> None:
+        self.device_ms = 0.0
+
+    def call(self, fn, *args):
+        started = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.device_ms += (time.perf_counter() - started) * 1000
+
+
+def run_episode(
+    instructions: list[str],
+    predictor: ActionPredictor,
+    device: Device,
+    *,
+    qid: str,
+    url: str,
+    app: Optional[str] = None,
+    max_steps: int = 28,
+    out_dir: Optional[Path] = None,
+    safety: Optional[SafetyPolicy] = None,
+    proxy: Optional[ExecutionProxy] = None,
+    extra_context: Optional[dict[str, Any]] = None,
+    query: Optional[str] = None,
+    cycle_repeats: int = 3,
+    keep_screens: int = 2,
+) -> Trajectory:
+    """Run ``instructions`` on ``device`` and return the recorded :class:`Trajectory`.
+
+    ``safety`` defaults to a policy that allows no risky category; ``proxy``
+    to :class:`ExecutionProxy` defaults. ``extra_context`` reaches the
+    predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
+    judge. ``keep_screens`` earlier screenshots are offered to predictors
+    that want them.
+    """
+    started = time.perf_counter()
+    out = Path(out_dir) if out_dir is not None else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    safety = safety if safety is not None else SafetyPolicy()
+    proxy = proxy if proxy is not None else ExecutionProxy()
+    spec = getattr(device, "spec", "") or type(device).__name__
+    fields: dict[str, Any] = {
+        "qid": qid, "url": url, "device": spec, "app": app, "instructions": list(instructions),
+        "query": query, "predictor": getattr(predictor, "name", type(predictor).__name__),
+        "world": spec.partition(":")[2] if spec.startswith("sim:") else None,
+    }
+    steps: list[StepRecord] = []
+    acted: set[int] = set()
+    stop, detail = StopReason.NO_INSTRUCTIONS, "the page has no instruction steps"
+    last_ui: Optional[UIContext] = None
+    last_xml: Optional[str] = None
+    try:
+        info = device.info((app,) if app else ())
+        fields["os_version"] = info.os_version or None
+        fields["app_version"] = info.app_versions.get(app) if app else None
+        if instructions:
+            stop, detail, last_ui, last_xml = _loop(
+                instructions, predictor, device, app, max_steps, out, safety, proxy,
+                extra_context or {}, cycle_repeats, keep_screens, steps, acted,
+            )
+            # the final screen, for the judge
+            if last_ui is None:
+                clock = _Clock()
+                last_xml = clock.call(device.dump_xml)
+                last_ui = _observe_ui(device, clock, last_xml)
+    except DeviceError as exc:
+        stop, detail = StopReason.DEVICE_ERROR, str(exc)
+    if last_ui is not None:
+        fields["final_controls"] = [c.to_json() for c in last_ui.controls]
+        fields["final_screen"] = last_ui.summary()
+        if out is not None and last_xml is not None:
+            atomic_write_text(out / "final.xml", last_xml)
+            fields["final_xml"] = "final.xml"
+            try:
+                atomic_write_bytes(out / "final.png", device.screenshot_png())
+                fields["final_screenshot"] = "final.png"
+            except DeviceError:
+                pass
+    trajectory = Trajectory(
+        **fields, steps=steps, stop_reason=stop, stop_detail=detail, acted_steps=sorted(acted),
+        elapsed_s=round(time.perf_counter() - started, 4),
+    )
+    if out is not None:
+        save_trajectory(out, trajectory)
+    return trajectory
+
+
+def _observe_ui(device: Device, clock: _Clock, xml: str, size: Optional[tuple[int, int]] = None) -> UIContext:
+    app = clock.call(device.current_app)
+    return UIContext.from_xml(xml, size, app.package or None, app.activity)
+
+
+def _loop(
+    instructions: list[str],
+    predictor: ActionPredictor,
+    device: Device,
+    app: Optional[str],
+    max_steps: int,
+    out: Optional[Path],
+    safety: SafetyPolicy,
+    proxy: ExecutionProxy,
+    extra: dict[str, Any],
+    cycle_repeats: int,
+    keep_screens: int,
+    steps: list[StepRecord],
+    acted: set[int],
+) -> tuple[StopReason, str, Optional[UIContext], Optional[str]]:
+    clock = _Clock()
+    clock.call(device.reset, app)
+    if app:
+        clock.call(device.launch, app)
+    size = clock.call(device.screen_size)
+    memory: dict[str, Any] = {}
+    history: list[HistoryItem] = []
+    moves: Counter = Counter()
+    screens: deque[bytes] = deque(maxlen=max(keep_screens, 0) or None)
+    step_index = 0
+    n_actions = 0
+    next_ui: Optional[UIContext] = None
+    next_xml: Optional[str] = None
+    ui: Optional[UIContext] = None
+    xml: Optional[str] = None
+
+    while True:
+        if step_index >= len(instructions):
+            return StopReason.COMPLETED, f"all {len(instructions)} steps done", next_ui, next_xml
+        if n_actions >= max_steps:
+            return StopReason.MAX_STEPS, f"{max_steps} actions sent; stopped at step {step_index + 1}", next_ui, next_xml
+
+        # --- observe
+        t0 = time.perf_counter()
+        clock.device_ms = 0.0
+        if next_ui is not None and next_xml is not None:
+            xml, ui = next_xml, next_ui
+            info = clock.call(device.current_app)
+            ui.package = info.package or ui.package
+            ui.activity = info.activity
+        else:
+            xml = clock.call(device.dump_xml)
+            ui = _observe_ui(device, clock, xml, size)
+        index = len(steps)
+        shot: dict[str, bytes] = {}
+
+        def screenshot() -> bytes:
+            if "png" not in shot:
+                shot["png"] = clock.call(device.screenshot_png)
+            return shot["png"]
+
+        io_started = time.perf_counter()
+        files: dict[str, str] = {}
+        if out is not None:
+            files["xml"] = f"step_{index:03d}.xml"
+            files["png"] = f"step_{index:03d}.png"
+            atomic_write_text(out / files["xml"], xml)
+            atomic_write_bytes(out / files["png"], screenshot())
+        io_ms = (time.perf_counter() - io_started) * 1000
+        t_observed = time.perf_counter()
+
+        # --- predict
+        ctx = PredictContext(
+            instructions=instructions, step_index=step_index, ui=ui, history=history, extra=extra,
+            app=app, memory=memory, previous_screenshots=list(screens), _screenshot_fn=screenshot,
+        )
+        pred = predictor.predict(ctx)
+        t_predicted = time.perf_counter()
+        if pred is None:
+            reason = memory.pop("stuck_reason", None) or f"no action found for step {step_index + 1}"
+            return StopReason.NO_ACTION, reason, ui, xml
+        attributed = min(max(pred.step_index, 0), len(instructions) - 1)
+
+        # --- cycle check (the repeat is not executed)
+        if not pred.noop:
+            move = (ui.signature, action_key(pred.action))
+            moves[move] += 1
+            if moves[move] >= cycle_repeats:
+                what = pred.action.target_label or pred.action.type.value
+                return (StopReason.CYCLE,
+                        f"{pred.action.type.value} {what!r} on the same screen {moves[move]} times "
+                        f"(step {attributed + 1})", ui, xml)
+
+        # --- safety
+        control = ui.control(pred.control_id) if pred.control_id is not None else None
+        target_text = control.description if control is not None else ""
+        verdict = safety.check(instructions[attributed], pred.action, target_text)
+        base = dict(
+            index=index, step_index=attributed, screenshot=files.get("png"), xml=files.get("xml"),
+            controls=[c.to_json() for c in ui.controls], activity=ui.activity, deviation=pred.deviation,
+            screen=ui.summary(),
+        )
+        if not verdict.allowed:
+            steps.append(StepRecord(
+                **base, action=pred.action, ok=False,
+                failure_reason=f"blocked by safety policy: {verdict.reason}",
+                timings_ms=_timings(t0, t_observed, t_predicted, time.perf_counter(), clock.device_ms, pred.model_ms, io_ms),
+            ))
+            return StopReason.BLOCKED, verdict.category or "blocked", ui, xml
+
+        # --- act
+        outcome = proxy.execute(device, pred, ui, observed_at=t_observed)
+        clock.device_ms += outcome.device_ms
+        t_acted = time.perf_counter()
+        step_done = bool(pred.advance and outcome.ok)
+        steps.append(StepRecord(
+            **base, action=outcome.action or pred.action, ok=outcome.ok,
+            failure_reason=outcome.failure_reason, fallback=outcome.fallback,
+            noop=pred.noop, step_done=step_done,
+            changed=outcome.changed if outcome.after_xml is not None else None,
+            attempts=outcome.attempts,
+            timings_ms=_timings(t0, t_observed, t_predicted, t_acted, clock.device_ms, pred.model_ms, io_ms),
+        ))
+        history.append(HistoryItem(
+            step_index=attributed, action=outcome.action or pred.action, ok=outcome.ok,
+            changed=outcome.changed, noop=pred.noop, deviation=pred.deviation,
+            failure_reason=outcome.failure_reason, signature=ui.signature,
+        ))
+        if not pred.noop:
+            n_actions += 1
+        if outcome.ok and not pred.deviation:
+            acted.add(attributed)
+        if step_done:
+            step_index = max(step_index, attributed + 1)
+        if "png" in shot and keep_screens > 0:
+            screens.append(shot["png"])
+        if pred.noop:
+            next_ui, next_xml = ui, xml  # nothing happened on the device
+        else:
+            next_ui, next_xml = outcome.after_ui, outcome.after_xml
+
+
+def _timings(t0: float, observed: float, predicted: float, done: float, device_ms: float,
+             model_ms: float, io_ms: float) -> dict[str, float]:
+    total = (done - t0) * 1000
+    return {
+        "observe": round((observed - t0) * 1000, 3),
+        "predict": round((predicted - observed) * 1000, 3),
+        "act": round((done - predicted) * 1000, 3),
+        "device": round(device_ms, 3),
+        "model": round(model_ms, 3),
+        "io": round(io_ms, 3),
+        "total": round(total, 3),
+        #: the agent's own time: everything but the device and the models
+        "overhead": round(max(0.0, total - device_ms - model_ms), 3),
+    }

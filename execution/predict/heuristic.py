@@ -1,0 +1,433 @@
+"""The embedded default predictor: read the step, find its target on screen, act.
+
+For the current instruction step the predictor parses a list of intents
+(``execution/predict/steps.py``) and works through them one at a time:
+
+* ``open X``: satisfied when the foreground app is X (or the episode was
+  started in the page's app and nothing has happened yet); else tap an icon
+  labelled X, else launch a known package;
+* ``tap X`` / ``long_press X``: the best-matching control; satisfied when
+  the screen's title already is X;
+* ``toggle X on|off``: the matching switch is tapped only if it is not
+  already in the asked state (else the step is satisfied without acting,
+  and that is recorded); a row without a switch is opened and the switch
+  on the next screen is set;
+* ``set X to V`` / ``select V``: tap the option V if visible (satisfied if
+  it is already checked or X's summary already shows V), else open X;
+* ``type V [in X]``: type into the matching, focused or first edit field
+  (credentials come from ``extra["credentials"]``, never from the page);
+* ``scroll``, ``back``, ``home``, ``enter``: the gesture or key.
+
+When a target is not on screen the predictor *searches*: it swipes down
+the main list (up to ``max_scrolls``, stopping early when the list stops
+moving), swipes back to the top, then presses back (up to ``max_backs``)
+and searches again. Every such action is flagged as a deviation. When
+nothing is left it returns None and leaves the reason in
+``ctx.memory["stuck_reason"]``.
+
+The per-episode state (which intent of the step is next, the search
+counters) lives in ``ctx.memory``, so one predictor object can serve many
+episodes and threads at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from execution.distill import Control
+from execution.predict.base import ActionPredictor, PredictContext, Prediction
+from execution.predict.match import Match, Matcher, lexical_score, normalise
+from execution.predict.steps import Intent, parse_step
+from execution.records import Action, ActionType
+from execution.uicontext import UIContext
+
+__all__ = ["HeuristicPredictor", "KNOWN_APPS", "swipe_action"]
+
+#: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
+KNOWN_APPS = {
+    "settings": "com.android.settings",
+    "chrome": "com.android.chrome",
+    "google chrome": "com.android.chrome",
+    "maps": "com.google.android.apps.maps",
+    "google maps": "com.google.android.apps.maps",
+    "youtube": "com.google.android.youtube",
+    "gmail": "com.google.android.gm",
+    "photos": "com.google.android.apps.photos",
+    "google photos": "com.google.android.apps.photos",
+    "play store": "com.android.vending",
+    "google play store": "com.android.vending",
+    "phone": "com.google.android.dialer",
+    "messages": "com.google.android.apps.messaging",
+    "clock": "com.google.android.deskclock",
+    "calendar": "com.google.android.calendar",
+    "camera": "com.android.camera2",
+    "contacts": "com.google.android.contacts",
+    "files": "com.google.android.apps.nbu.files",
+}
+
+
+@dataclass
+class _Act:
+    action: Action
+    done: bool
+    control_id: Optional[int] = None
+    deviation: bool = False
+    expect_change: bool = True
+
+
+@dataclass
+class _Satisfied:
+    why: str
+
+
+@dataclass
+class _State:
+    """Per-episode progress of the heuristic predictor (kept in ``ctx.memory``)."""
+
+    step: int = -1
+    pos: int = 0
+    #: intent position to move to if the last emitted action succeeds
+    pending: Optional[int] = None
+    #: set/toggle: we opened the target's screen/dialog and now look for the switch/option
+    entered: bool = False
+    typed: bool = False
+    scrolls: int = 0
+    search: dict[str, Any] = field(default_factory=dict)
+
+    def reset_intent(self) -> None:
+        self.entered = False
+        self.typed = False
+        self.scrolls = 0
+        self.search = {}
+
+
+def _control_action(kind: ActionType, c: Control, why: str) -> Action:
+    x, y = c.center
+    return Action(
+        type=kind, x=x, y=y, target_label=c.label, target_resource_id=c.resource_id or None,
+        target_bounds=list(c.bounds), rationale=why,
+    )
+
+
+def main_scrollable(ui: UIContext) -> Optional[Control]:
+    """The largest scrollable container on screen."""
+    best, area = None, 0
+    for c in ui.controls:
+        if "swipe_down" in c.actions:
+            x1, y1, x2, y2 = c.bounds
+            a = (x2 - x1) * (y2 - y1)
+            if a > area:
+                best, area = c, a
+    return best
+
+
+def swipe_action(ui: UIContext, direction: str, why: str, container: Optional[Control] = None) -> Action:
+    """A swipe that scrolls ``container`` (or the screen) so content moves ``direction``.
+
+    "down" shows what is further down the list: the finger moves up.
+    """
+    if container is not None:
+        x1, y1, x2, y2 = container.bounds
+    else:
+        x1, y1, x2, y2 = 0, 0, ui.width, ui.height
+    x = (x1 + x2) // 2
+    h = y2 - y1
+    lo, hi = y1 + int(h * 0.25), y1 + int(h * 0.75)
+    start, end = (hi, lo) if direction == "down" else (lo, hi)
+    return Action(
+        type=ActionType.SWIPE, x=x, y=start, x2=x, y2=end,
+        target_label=container.label if container else None,
+        target_bounds=list(container.bounds) if container else None,
+        text=direction, rationale=why,
+    )
+
+
+class HeuristicPredictor(ActionPredictor):
+    """Rule-based action prediction over distilled controls (no model server needed)."""
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        match_threshold: float = 0.62,
+        use_embeddings: bool = True,
+        max_scrolls: int = 4,
+        max_backs: int = 1,
+        encoder: Any = None,
+    ):
+        self.match_threshold = match_threshold
+        self.use_embeddings = use_embeddings
+        self.max_scrolls = max_scrolls
+        self.max_backs = max_backs
+        self.encoder = encoder
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> "HeuristicPredictor":
+        """From ``ExecutionConfig.agent.heuristic``."""
+        return cls(
+            match_threshold=cfg.match_threshold, use_embeddings=cfg.use_embeddings,
+            max_scrolls=cfg.max_scrolls, max_backs=cfg.max_backs,
+        )
+
+    def __repr__(self) -> str:
+        return (f"HeuristicPredictor(match_threshold={self.match_threshold}, "
+                f"use_embeddings={self.use_embeddings}, max_scrolls={self.max_scrolls}, "
+                f"max_backs={self.max_backs})")
+
+    # --- the decision ---------------------------------------------------------
+
+    def predict(self, ctx: PredictContext) -> Optional[Prediction]:
+        st = self._state(ctx)
+        intents = parse_step(ctx.step_text)
+        matcher = Matcher(self.use_embeddings, encoder=self.encoder)
+        notes: list[str] = []
+        while True:
+            if st.pos >= len(intents):
+                why = "; ".join(notes) if notes else "informational step: nothing to do"
+                return self._noop(ctx, why, matcher)
+            intent = intents[st.pos]
+            result = self._plan(intent, ctx, st, matcher)
+            if isinstance(result, _Satisfied):
+                notes.append(result.why)
+                st.pos += 1
+                st.reset_intent()
+                continue
+            if result is None:
+                result = self._search(intent, ctx, st)
+            if result is None:
+                ctx.memory["stuck_reason"] = self._stuck_reason(intent, ctx, matcher)
+                return None
+            if notes:
+                result.action.rationale = "; ".join(notes + [result.action.rationale])
+            if result.done:
+                st.pending = st.pos + 1
+            return Prediction(
+                action=result.action,
+                step_index=ctx.step_index,
+                advance=result.done and st.pos + 1 == len(intents),
+                deviation=result.deviation,
+                control_id=result.control_id,
+                expect_change=result.expect_change,
+                model_ms=matcher.model_ms,
+            )
+
+    def _state(self, ctx: PredictContext) -> _State:
+        st: _State = ctx.memory.setdefault("heuristic", _State())
+        if st.step != ctx.step_index:
+            st.step, st.pos, st.pending = ctx.step_index, 0, None
+            st.reset_intent()
+        elif st.pending is not None:
+            last = ctx.history[-1] if ctx.history else None
+            if last is not None and last.ok:
+                st.pos = st.pending
+                st.reset_intent()
+            st.pending = None
+        return st
+
+    def _noop(self, ctx: PredictContext, why: str, matcher: Matcher) -> Prediction:
+        return Prediction(
+            action=Action(type=ActionType.WAIT, rationale=why),
+            step_index=ctx.step_index, advance=True, noop=True, expect_change=False,
+            model_ms=matcher.model_ms,
+        )
+
+    def _best(self, target: str, ui: UIContext, matcher: Matcher, roles=None, threshold=None):
+        pool = [c for c in ui.controls if c.role != "scrollable"] if roles is None else ui.controls
+        return matcher.best(target, pool, self.match_threshold if threshold is None else threshold, roles)
+
+    def _plan(
+        self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher
+    ) -> Union[_Act, _Satisfied, None]:
+        ui = ctx.ui
+        kind = intent.kind
+        if kind in ("back", "home", "enter"):
+            return _Act(Action(type=ActionType(kind), rationale=f"step says {kind}"), done=True)
+        if kind == "open":
+            return self._open(intent, ctx, matcher)
+        if kind in ("tap", "long_press"):
+            m = self._best(intent.target or "", ui, matcher)
+            if m:
+                t = ActionType.CLICK if kind == "tap" else ActionType.LONG_PRESS
+                return _Act(_control_action(t, m.control, f"{kind} {m.control.label!r} (matches {intent.target!r}, {m.how} {m.score:.2f})"),
+                            done=True, control_id=m.control.id)
+            if intent.target and ui.title and lexical_score(intent.target, ui.title) >= 0.9:
+                return _Satisfied(f"already on the {ui.title!r} screen")
+            return None
+        if kind == "toggle":
+            return self._toggle(intent, ctx, st, matcher)
+        if kind in ("set", "select"):
+            return self._set(intent, ctx, st, matcher)
+        if kind == "type":
+            return self._type(intent, ctx, st, matcher)
+        if kind == "scroll":
+            return self._scroll(intent, ctx, st, matcher)
+        return None
+
+    def _in_app(self, target: str, ui: UIContext) -> bool:
+        name = re.sub(r"\b(app|application)\b", "", normalise(target)).strip()
+        if not name:
+            return False
+        if KNOWN_APPS.get(name) == ui.package:
+            return True
+        parts = set(re.split(r"[._]", ui.package.lower()))
+        words = name.split()
+        return name.replace(" ", "") in parts or all(w in parts for w in words)
+
+    def _open(self, intent: Intent, ctx: PredictContext, matcher: Matcher):
+        ui, target = ctx.ui, intent.target or ""
+        if self._in_app(target, ui):
+            return _Satisfied(f"already in {target}")
+        m = self._best(target, ui, matcher)
+        if m:
+            return _Act(_control_action(ActionType.CLICK, m.control, f"open {target!r} by tapping {m.control.label!r}"),
+                        done=True, control_id=m.control.id)
+        if ui.title and lexical_score(target, ui.title) >= 0.9:
+            return _Satisfied(f"already on the {ui.title!r} screen")
+        if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history):
+            # the episode launched the page's app; "Open <app name>" is the first thing pages say
+            return _Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
+        pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
+        if pkg:
+            return _Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
+        return None
+
+    def _toggle(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+        ui, target = ctx.ui, intent.target or ""
+        ranked = [m for m in matcher.rank(target, ui.controls) if m.score >= self.match_threshold]
+        switch = next((m for m in ranked if m.control.checked is not None and m.score >= ranked[0].score - 0.1), None)
+        if switch is None and (st.entered or (ui.title and lexical_score(target, ui.title) >= 0.9)):
+            # inside the target's own screen: its main switch is the first checkable control
+            checkables = [c for c in ui.controls if c.checked is not None]
+            scored = matcher.rank(target, checkables) if checkables else []
+            if scored and scored[0].score >= 0.3:
+                switch = scored[0]
+            elif len(checkables) == 1:
+                switch = Match(checkables[0], 0.0, "the screen's only switch")
+        if switch is not None:
+            c = switch.control
+            if intent.state is not None and c.checked == intent.state:
+                return _Satisfied(f"{c.label!r} is already {'on' if c.checked else 'off'}; not toggled")
+            want = "flip" if intent.state is None else ("on" if intent.state else "off")
+            return _Act(_control_action(ActionType.CLICK, c, f"turn {want} {c.label!r} (was {'on' if c.checked else 'off'})"),
+                        done=True, control_id=c.id)
+        if ranked and ranked[0].score >= 0.85 and not st.entered:
+            # a row named like the switch (no switch of its own) leads to the switch's screen
+            c = ranked[0].control
+            st.entered = True
+            return _Act(_control_action(ActionType.CLICK, c, f"open {c.label!r} to find its switch"),
+                        done=False, control_id=c.id)
+        return None
+
+    def _set(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+        ui = ctx.ui
+        if intent.value:
+            v = self._best(intent.value, ui, matcher)
+            if v and v.how == "summary":
+                return _Satisfied(f"{v.control.label!r} already shows {v.control.summary!r}")
+            if v and (v.control.checked or v.control.selected):
+                return _Satisfied(f"{v.control.label!r} is already selected")
+            if v:
+                return _Act(_control_action(ActionType.CLICK, v.control, f"choose {v.control.label!r}"),
+                            done=True, control_id=v.control.id)
+        if intent.target:
+            t = self._best(intent.target, ui, matcher)
+            if t and intent.value and t.control.summary and lexical_score(intent.value, t.control.summary) >= 0.9:
+                return _Satisfied(f"{t.control.label!r} already shows {t.control.summary!r}")
+            if t and not st.entered:
+                st.entered = bool(intent.value)
+                return _Act(_control_action(ActionType.CLICK, t.control, f"open {t.control.label!r}"),
+                            done=not intent.value, control_id=t.control.id)
+        return None
+
+    def _type(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+        ui = ctx.ui
+        value = intent.value
+        if value is None and intent.credential:
+            value = (ctx.extra.get("credentials") or {}).get(intent.credential)
+            if value is None:
+                ctx.memory["stuck_reason"] = f"no {intent.credential!r} in the credentials for a type step"
+                return None
+        if st.typed:
+            return _Act(Action(type=ActionType.ENTER, rationale="submit what was typed"), done=True)
+        edits = [c for c in ui.controls if c.role == "edit"]
+        edit = None
+        if intent.target and edits:
+            m = matcher.best(intent.target, edits, self.match_threshold * 0.8)
+            edit = m.control if m else None
+        if edit is None:
+            edit = ui.focused_edit()
+        if edit is None and intent.target:
+            m = self._best(intent.target, ui, matcher)
+            if m and not st.entered:
+                st.entered = True
+                return _Act(_control_action(ActionType.CLICK, m.control, f"open {m.control.label!r} to type into"),
+                            done=False, control_id=m.control.id)
+        if edit is None:
+            return None
+        if edit.value and normalise(edit.value) == normalise(value or "") and not intent.submit:
+            return _Satisfied(f"{edit.label!r} already holds the text")
+        act = _control_action(ActionType.INPUT, edit, f"type into {edit.label!r}")
+        act.text = value
+        if intent.submit:
+            st.typed = True
+        return _Act(act, done=not intent.submit, control_id=edit.id)
+
+    def _scroll(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+        ui = ctx.ui
+        if intent.target:
+            if self._best(intent.target, ui, matcher):
+                return _Satisfied(f"{intent.target!r} is visible")
+            last = ctx.history[-1] if ctx.history else None
+            if st.scrolls >= self.max_scrolls or (st.scrolls and last is not None and not last.changed):
+                return None
+        st.scrolls += 1
+        direction = intent.direction or "down"
+        container = main_scrollable(ui)
+        return _Act(swipe_action(ui, direction, f"scroll {direction}", container),
+                    done=not intent.target, expect_change=False)
+
+    # --- when the target is not on screen ------------------------------------------
+
+    def _search(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
+        if intent.kind == "type" and "stuck_reason" in ctx.memory and intent.value is None:
+            return None
+        sr = st.search
+        sr.setdefault("phase", "down")
+        last = ctx.history[-1] if ctx.history else None
+        last_unchanged = last is not None and last.deviation and last.action.type == ActionType.SWIPE and not last.changed
+        container = main_scrollable(ctx.ui)
+        what = intent.target or intent.value or intent.kind
+        if sr["phase"] == "down":
+            down = sr.get("down", 0)
+            if container is not None and down < self.max_scrolls and not (down and last_unchanged):
+                sr["down"] = down + 1
+                return _Act(swipe_action(ctx.ui, "down", f"{what!r} not on screen: scroll down to look", container),
+                            done=False, deviation=True, expect_change=False)
+            sr["phase"] = "up"
+            last_unchanged = False
+        if sr["phase"] == "up":
+            up = sr.get("up", 0)
+            if container is not None and up < sr.get("down", 0) - 1 and not (up and last_unchanged):
+                sr["up"] = up + 1
+                return _Act(swipe_action(ctx.ui, "up", f"{what!r} not found below: back to the top", container),
+                            done=False, deviation=True, expect_change=False)
+            sr["phase"] = "back"
+        backs = sr.get("backs", 0)
+        if backs < self.max_backs:
+            st.search = {"backs": backs + 1, "phase": "down"}
+            return _Act(Action(type=ActionType.BACK, rationale=f"{what!r} not on this screen: go back and look"),
+                        done=False, deviation=True)
+        return None
+
+    def _stuck_reason(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> str:
+        if "stuck_reason" in ctx.memory and intent.kind == "type":
+            return ctx.memory["stuck_reason"]
+        target = intent.target or intent.value
+        base = f"step {ctx.step_index + 1} ({ctx.step_text!r}): "
+        if not target:
+            return base + f"cannot {intent.describe()} on this screen"
+        ranked = matcher.rank(target, ctx.ui.controls)
+        near = f"; closest control {ranked[0].control.label!r} ({ranked[0].score:.2f})" if ranked else ""
+        return base + f"no control matches {target!r} after searching{near}"

@@ -1,0 +1,144 @@
+"""Match a phrase from a step ("Dark mode") to the controls on screen ("Dark theme").
+
+Two signals, cheapest first:
+
+* **lexical**: normalised equality (1.0), equal word sets (0.97), whole-phrase
+  containment (0.75-0.95), word overlap (up to 0.8);
+* **semantic**: MiniLM cosine similarity (``verirank.embed``), consulted only
+  when no control matches lexically with >= ``strong`` (0.9), scaled by 0.92
+  so an exact word match always wins a tie.
+
+Label embeddings are cached by the shared encoder, so a screen seen twice
+costs no model call. Model time is returned separately so the agent can
+report its own overhead without it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Optional, Sequence
+
+from execution.distill import Control
+
+__all__ = ["normalise", "lexical_score", "Matcher", "Match"]
+
+_HYPHENS = str.maketrans({"‐": "-", "‑": "-", "–": "-", "—": "-", "’": "'", "‘": "'"})
+_PUNCT_RE = re.compile(r"[^\w\s]")
+_STOP = frozenset({
+    "the", "a", "an", "your", "my", "on", "of", "to", "for", "in", "option", "options", "button",
+    "menu", "item", "entry", "icon", "and", "or", "is", "it",
+})
+
+
+@lru_cache(maxsize=8192)
+def normalise(text: str) -> str:
+    """Lower-case, unify hyphens, ``Wi-Fi`` -> ``wifi``, ``&`` -> ``and``, drop punctuation."""
+    t = text.translate(_HYPHENS).lower()
+    t = re.sub(r"(?<=\w)-(?=\w)", "", t)  # wi-fi -> wifi, e-mail -> email
+    t = t.replace("&", " and ")
+    t = _PUNCT_RE.sub(" ", t)
+    return " ".join(t.split())
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in normalise(text).split() if w not in _STOP)
+
+
+def lexical_score(target: str, label: str) -> float:
+    """How well ``label`` spells ``target``, in [0, 1]."""
+    t, l = normalise(target), normalise(label)
+    if not t or not l:
+        return 0.0
+    if t == l:
+        return 1.0
+    tt, lt = _tokens(target), _tokens(label)
+    if tt and tt == lt:
+        return 0.97
+    best = 0.0
+    if f" {t} " in f" {l} ":
+        best = 0.75 + 0.2 * len(t) / len(l)
+    elif len(l) >= 3 and f" {l} " in f" {t} ":
+        # the label names only part of the target ("Battery" for "battery percentage")
+        best = 0.55 + 0.3 * len(l) / len(t)
+    if tt and lt:
+        common = len(tt & lt)
+        if common:
+            best = max(best, 0.8 * common / max(len(tt), len(lt)))
+    return best
+
+
+@dataclass(slots=True)
+class Match:
+    control: Control
+    score: float
+    #: "lexical", "summary" or "semantic"
+    how: str
+
+
+class Matcher:
+    """Scores controls against a phrase; holds no per-screen state."""
+
+    def __init__(self, use_embeddings: bool = True, strong: float = 0.9, encoder=None):
+        self.use_embeddings = use_embeddings
+        self.strong = strong
+        self.encoder = encoder
+        #: total time spent in the embedding model (ms), read by the predictor
+        self.model_ms = 0.0
+
+    def _encoder(self):
+        if self.encoder is None:
+            from verirank.embed import default_encoder
+
+            self.encoder = default_encoder()
+        return self.encoder
+
+    def rank(
+        self, target: str, controls: Sequence[Control], roles: Optional[Iterable[str]] = None
+    ) -> list[Match]:
+        """Controls scored against ``target``, best first (only those with a label)."""
+        allowed = set(roles) if roles is not None else None
+        pool = [c for c in controls if c.label and (allowed is None or c.role in allowed)]
+        matches: list[Match] = []
+        for c in pool:
+            lex = lexical_score(target, c.label)
+            how = "lexical"
+            if c.summary and lex < 0.75:
+                s = 0.8 * lexical_score(target, c.summary)
+                if s > lex:
+                    lex, how = s, "summary"
+            matches.append(Match(c, lex, how))
+        if self.use_embeddings and pool and max(m.score for m in matches) < self.strong:
+            started = time.perf_counter()
+            sims = self._encoder().similarity([target], [c.label for c in pool])[0]
+            self.model_ms += (time.perf_counter() - started) * 1000
+            for m, sim in zip(matches, sims):
+                sem = 0.92 * float(sim)
+                if sem > m.score:
+                    m.score, m.how = sem, "semantic"
+        for m in matches:
+            # a list container or a screen-sized background is a poor tap target
+            if m.control.role == "scrollable":
+                m.score *= 0.6
+        matches.sort(key=lambda m: -m.score)
+        return matches
+
+    def best(
+        self, target: str, controls: Sequence[Control], threshold: float,
+        roles: Optional[Iterable[str]] = None,
+    ) -> Optional[Match]:
+        ranked = self.rank(target, controls, roles)
+        if ranked and ranked[0].score >= threshold:
+            return ranked[0]
+        return None
