@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import io
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
-from execution.sim.layout import Metrics, UINode, Window, walk
+from execution.sim.layout import Metrics, UINode, Window
 
 if TYPE_CHECKING:
     from execution.sim.simulator import Simulator
@@ -264,6 +264,10 @@ class _Painter:
                 r = m.dp(18)
                 ty = title.bounds[1]
                 d.ellipse((x1 + m.dp(12), ty, x1 + m.dp(12) + 2 * r, ty + 2 * r), fill=_icon_colour(n.content_desc))
+        elif role == "view" and "search" in n.resource_id and n.children:
+            # a search bar: a light pill behind its text
+            d.rounded_rectangle((x1 + m.dp(16), y1 + m.dp(8), x2 - m.dp(16), y2 - m.dp(8)), radius=m.dp(28),
+                                fill=pal.soft)
         elif role == "view" and (n.text or n.content_desc):
             # plain views the world gave words: a TextView's text, or an image's name (a logo)
             if n.cls.endswith("TextView") or n.text:
