@@ -1,0 +1,1 @@
+"""Converters between the MagicWand paper's data formats and verirank's run directory."""
