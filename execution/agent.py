@@ -23,6 +23,11 @@ until one of the stop reasons (``execution.records.StopReason``):
   pool can re-queue the page on another device by checking ``stop_reason``;
 * ``no_instructions``: the page had no steps; the device is not touched.
 
+With a UI map (``ui_map=``, or found for the device when the predictor's
+``use_ui_map`` is set: ``execution/predict/uimap.py``) the predictor may
+repair a page's steps by following the map; those actions are deviations,
+and ``Trajectory.ui_map`` says which map was used (or why there was none).
+
 With ``out_dir`` the folder receives ``step_NNN.xml`` / ``step_NNN.png`` (the
 screen before action NNN), ``final.xml`` / ``final.png`` and
 ``trajectory.json`` (written atomically). Without it nothing touches the disk
@@ -112,6 +117,7 @@ def run_episode(
     query: Optional[str] = None,
     cycle_repeats: int = 3,
     keep_screens: int = 2,
+    ui_map: Any = None,
 ) -> Trajectory:
     """Run ``instructions`` on ``device`` and return the recorded :class:`Trajectory`.
 
@@ -119,7 +125,9 @@ def run_episode(
     to :class:`ExecutionProxy` defaults. ``extra_context`` reaches the
     predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
     judge. ``keep_screens`` earlier screenshots are offered to predictors
-    that want them.
+    that want them. ``ui_map`` (an ``execution.worlds.UIMap``) is offered to
+    the predictor; without one, a predictor with ``use_ui_map`` gets the
+    device's map (:func:`execution.predict.uimap.ui_map_for_device`).
     """
     started = time.perf_counter()
     out = Path(out_dir) if out_dir is not None else None
@@ -133,6 +141,12 @@ def run_episode(
         "query": query, "predictor": getattr(predictor, "name", type(predictor).__name__),
         "world": spec.partition(":")[2] if spec.startswith("sim:") else None,
     }
+    if ui_map is not None:
+        fields["ui_map"] = f"given ({getattr(ui_map, 'app', '?')})"
+    elif getattr(predictor, "use_ui_map", False) and instructions:
+        from execution.predict.uimap import ui_map_for_device
+
+        ui_map, fields["ui_map"] = ui_map_for_device(device, getattr(predictor, "ui_map", None))
     steps: list[StepRecord] = []
     acted: set[int] = set()
     stop, detail = StopReason.NO_INSTRUCTIONS, "the page has no instruction steps"
@@ -145,7 +159,7 @@ def run_episode(
         if instructions:
             stop, detail, last_ui, last_xml = _loop(
                 instructions, predictor, device, app, max_steps, out, safety, proxy,
-                extra_context or {}, cycle_repeats, keep_screens, steps, acted,
+                extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map,
             )
             # the final screen, for the judge
             if last_ui is None:
@@ -193,6 +207,7 @@ def _loop(
     keep_screens: int,
     steps: list[StepRecord],
     acted: set[int],
+    ui_map: Any = None,
 ) -> tuple[StopReason, str, Optional[UIContext], Optional[str]]:
     clock = _Clock()
     clock.call(device.reset, app)
@@ -248,7 +263,8 @@ def _loop(
         # --- predict
         ctx = PredictContext(
             instructions=instructions, step_index=step_index, ui=ui, history=history, extra=extra,
-            app=app, memory=memory, previous_screenshots=list(screens), _screenshot_fn=screenshot,
+            app=app, memory=memory, previous_screenshots=list(screens), ui_map=ui_map,
+            _screenshot_fn=screenshot,
         )
         pred = predictor.predict(ctx)
         t_predicted = time.perf_counter()

@@ -69,6 +69,15 @@ class AgentConfig(_Section):
     judge: HeuristicJudgeConfig = HeuristicJudgeConfig()
     #: stop when the same action on the same screen comes up this many times
     cycle_repeats: int = Field(3, ge=2, le=20)
+    #: follow the app's UI map when a step's target is not on screen (UICompass-style repair;
+    #: every map-guided action counts as a deviation). Off by default: see docs/real-worlds.md
+    #: ("UI map as agent knowledge") for the ablation behind this choice
+    use_ui_map: bool = False
+    #: where the map comes from: a world file/name or an apktool-decoded APK folder; needed for
+    #: adb devices (null: sim devices map their own world, adb devices go without)
+    ui_map: Optional[str] = None
+    #: at most this many map-guided actions per intent of a step (then the blind search takes over)
+    ui_map_max_actions: int = Field(8, ge=1, le=50)
 
 
 class AdbConfig(_Section):

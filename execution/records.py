@@ -122,6 +122,8 @@ class Trajectory(Record):
     #: distilled controls and summary of the final screen
     final_controls: list[dict[str, Any]] = Field(default_factory=list)
     final_screen: dict[str, Any] = Field(default_factory=dict)
+    #: the UI map the agent consulted ("world NAME", "ui_map PATH"), or why it had none
+    ui_map: Optional[str] = None
 
 
 class ExecutionStatus(str, Enum):

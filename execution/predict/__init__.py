@@ -24,7 +24,7 @@ __all__ = [
 
 
 def _heuristic(config: Any, llm_client: Any) -> ActionPredictor:
-    return HeuristicPredictor.from_config(config.agent.heuristic)
+    return HeuristicPredictor.from_config(config.agent.heuristic, agent=config.agent)
 
 
 def _llm(config: Any, llm_client: Any) -> ActionPredictor:

@@ -45,6 +45,9 @@ class PredictContext:
     memory: dict[str, Any] = field(default_factory=dict)
     #: screenshots of earlier steps (PNG bytes, oldest first, bounded by the agent)
     previous_screenshots: list[bytes] = field(default_factory=list)
+    #: the app's UI map (``execution.worlds.UIMap``) when the episode has one: screens and links
+    #: a user can see, never goals (see ``execution/predict/uimap.py``)
+    ui_map: Optional[Any] = None
     _screenshot_fn: Optional[Callable[[], bytes]] = None
     _screenshot: Optional[bytes] = None
 

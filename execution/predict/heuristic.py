@@ -18,12 +18,16 @@ For the current instruction step the predictor parses a list of intents
   (credentials come from ``extra["credentials"]``, never from the page);
 * ``scroll``, ``back``, ``home``, ``enter``: the gesture or key.
 
-When a target is not on screen the predictor *searches*: it swipes down
-the main list (up to ``max_scrolls``, stopping early when the list stops
-moving), swipes back to the top, then presses back (up to ``max_backs``)
-and searches again. Every such action is flagged as a deviation. When
-nothing is left it returns None and leaves the reason in
-``ctx.memory["stuck_reason"]``.
+When a target is not on screen and the episode has a UI map
+(``ctx.ui_map``, see ``execution/predict/uimap.py``), the predictor first
+follows the map's shortest route to a screen that shows it (open the parent
+screen, expand "Advanced", scroll to the next row, or go back first), at most
+``ui_map_max_actions`` actions per intent. Otherwise, or when the map cannot
+help, it *searches*: it swipes down the main list (up to ``max_scrolls``,
+stopping early when the list stops moving), swipes back to the top, then
+presses back (up to ``max_backs``) and searches again. Every such action is
+flagged as a deviation. When nothing is left it returns None and leaves the
+reason in ``ctx.memory["stuck_reason"]``.
 
 The per-episode state (which intent of the step is next, the search
 counters) lives in ``ctx.memory``, so one predictor object can serve many
@@ -39,7 +43,7 @@ from typing import Any, Optional, Union
 from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.match import Match, Matcher, lexical_score, normalise
-from execution.predict.steps import Intent, parse_step
+from execution.predict.steps import Intent, parse_step_in_context
 from execution.records import Action, ActionType
 from execution.uicontext import UIContext
 
@@ -66,6 +70,10 @@ KNOWN_APPS = {
     "contacts": "com.google.android.contacts",
     "files": "com.google.android.apps.nbu.files",
 }
+
+
+#: intents whose target the UI map can route to
+_ROUTABLE = frozenset({"open", "tap", "long_press", "toggle", "set", "select"})
 
 
 @dataclass
@@ -156,31 +164,42 @@ class HeuristicPredictor(ActionPredictor):
         max_scrolls: int = 4,
         max_backs: int = 1,
         encoder: Any = None,
+        use_ui_map: bool = False,
+        ui_map: Optional[str] = None,
+        ui_map_max_actions: int = 8,
     ):
         self.match_threshold = match_threshold
         self.use_embeddings = use_embeddings
         self.max_scrolls = max_scrolls
         self.max_backs = max_backs
         self.encoder = encoder
+        #: ask run_episode for the app's UI map (ui_map: a configured source, else the sim's world)
+        self.use_ui_map = use_ui_map
+        self.ui_map = ui_map
+        self.ui_map_max_actions = ui_map_max_actions
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "HeuristicPredictor":
-        """From ``ExecutionConfig.agent.heuristic``."""
+    def from_config(cls, cfg: Any, agent: Any = None) -> "HeuristicPredictor":
+        """From ``ExecutionConfig.agent.heuristic`` (and the UI-map settings of ``agent``)."""
+        maps = {}
+        if agent is not None:
+            maps = dict(use_ui_map=agent.use_ui_map, ui_map=agent.ui_map,
+                        ui_map_max_actions=agent.ui_map_max_actions)
         return cls(
             match_threshold=cfg.match_threshold, use_embeddings=cfg.use_embeddings,
-            max_scrolls=cfg.max_scrolls, max_backs=cfg.max_backs,
+            max_scrolls=cfg.max_scrolls, max_backs=cfg.max_backs, **maps,
         )
 
     def __repr__(self) -> str:
         return (f"HeuristicPredictor(match_threshold={self.match_threshold}, "
                 f"use_embeddings={self.use_embeddings}, max_scrolls={self.max_scrolls}, "
-                f"max_backs={self.max_backs})")
+                f"max_backs={self.max_backs}, use_ui_map={self.use_ui_map})")
 
     # --- the decision ---------------------------------------------------------
 
     def predict(self, ctx: PredictContext) -> Optional[Prediction]:
         st = self._state(ctx)
-        intents = parse_step(ctx.step_text)
+        intents = parse_step_in_context(ctx.instructions, ctx.step_index)
         matcher = Matcher(self.use_embeddings, encoder=self.encoder)
         notes: list[str] = []
         while True:
@@ -194,6 +213,8 @@ class HeuristicPredictor(ActionPredictor):
                 st.pos += 1
                 st.reset_intent()
                 continue
+            if result is None:
+                result = self._route(intent, ctx, st)
             if result is None:
                 result = self._search(intent, ctx, st)
             if result is None:
@@ -248,6 +269,11 @@ class HeuristicPredictor(ActionPredictor):
             return self._open(intent, ctx, matcher)
         if kind in ("tap", "long_press"):
             m = self._best(intent.target or "", ui, matcher)
+            if m and m.how == "summary" and normalise(m.control.label) == "advanced":
+                # AndroidX's "Advanced" row lists the rows it hides: expand it, then tap the target
+                return _Act(_control_action(ActionType.CLICK, m.control,
+                                            f"{intent.target!r} is hidden under {m.control.label!r}: expand it"),
+                            done=False, control_id=m.control.id, deviation=True)
             if m:
                 t = ActionType.CLICK if kind == "tap" else ActionType.LONG_PRESS
                 return _Act(_control_action(t, m.control, f"{kind} {m.control.label!r} (matches {intent.target!r}, {m.how} {m.score:.2f})"),
@@ -288,6 +314,8 @@ class HeuristicPredictor(ActionPredictor):
         if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history):
             # the episode launched the page's app; "Open <app name>" is the first thing pages say
             return _Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
+        if ctx.ui_map is not None and ctx.ui_map.find(target) and ctx.ui.package == ctx.ui_map.app:
+            return None  # a screen of this app has that name ("Open Settings" in a calendar): route to it
         pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
         if pkg:
             return _Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
@@ -310,8 +338,12 @@ class HeuristicPredictor(ActionPredictor):
             if intent.state is not None and c.checked == intent.state:
                 return _Satisfied(f"{c.label!r} is already {'on' if c.checked else 'off'}; not toggled")
             want = "flip" if intent.state is None else ("on" if intent.state else "off")
-            return _Act(_control_action(ActionType.CLICK, c, f"turn {want} {c.label!r} (was {'on' if c.checked else 'off'})"),
-                        done=True, control_id=c.id)
+            act = _control_action(ActionType.CLICK, c, f"turn {want} {c.label!r} (was {'on' if c.checked else 'off'})")
+            widget = next((m for m in c.members if m.checkable and m.area > 0), None)
+            if widget is not None:
+                # a row that also opens a screen (Wi-Fi, Bluetooth) toggles only on its switch
+                act.x, act.y = widget.center
+            return _Act(act, done=True, control_id=c.id)
         if ranked and ranked[0].score >= 0.85 and not st.entered:
             # a row named like the switch (no switch of its own) leads to the switch's screen
             c = ranked[0].control
@@ -389,6 +421,36 @@ class HeuristicPredictor(ActionPredictor):
                     done=not intent.target, expect_change=False)
 
     # --- when the target is not on screen ------------------------------------------
+
+    def _route(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
+        """The UI map's next move toward a screen that shows the target (None: the map cannot help)."""
+        target = intent.target or intent.value
+        if ctx.ui_map is None or not target or intent.kind not in _ROUTABLE or st.search.get("map_done"):
+            return None
+        used = st.search.get("map_actions", 0)
+        last = ctx.history[-1] if ctx.history else None
+        stalled = (last is not None and last.deviation and last.action.type == ActionType.SWIPE
+                   and not last.changed and st.search.get("map_actions"))
+        if used >= self.ui_map_max_actions or stalled:
+            st.search = {"map_done": True}
+            return None
+        nav = ctx.memory.get("ui_map_navigator")
+        if nav is None or nav.map is not ctx.ui_map:
+            from execution.predict.uimap import MapNavigator
+
+            nav = ctx.memory["ui_map_navigator"] = MapNavigator(ctx.ui_map)
+        move = nav.next_move(target, ctx.ui)
+        if move is None:
+            return None
+        # a new screen may come: the blind search starts afresh there
+        st.search = {"map_actions": used + 1}
+        if move.kind == "tap" and move.control is not None:
+            return _Act(_control_action(ActionType.CLICK, move.control, move.why), done=False,
+                        control_id=move.control.id, deviation=True)
+        if move.kind == "scroll":
+            return _Act(swipe_action(ctx.ui, "down", move.why, main_scrollable(ctx.ui)), done=False,
+                        deviation=True, expect_change=False)
+        return _Act(Action(type=ActionType.BACK, rationale=move.why), done=False, deviation=True)
 
     def _search(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
         if intent.kind == "type" and "stuck_reason" in ctx.memory and intent.value is None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Optional
 
-__all__ = ["Intent", "parse_step", "parse_query", "COMMITTING_KINDS"]
+__all__ = ["Intent", "parse_step", "parse_step_in_context", "parse_query", "COMMITTING_KINDS"]
 
 Kind = Literal[
     "open", "tap", "long_press", "toggle", "set", "select", "type",
@@ -313,6 +313,19 @@ def _path_targets(text: str) -> list[str]:
     return [t for t in (_clean_target(p) for p in parts) if t]
 
 
+#: "... > Dark mode and turn it on": the pronoun names the previous target
+_PRONOUNS = frozenset({"it", "this", "that", "them", "this option", "this setting"})
+
+
+def _resolve_pronoun(intent: Intent, previous: list[Intent]) -> Intent:
+    if intent.target is None or intent.target.lower() not in _PRONOUNS:
+        return intent
+    named = next((p.target for p in reversed(previous) if p.target and p.target.lower() not in _PRONOUNS), None)
+    if named is None:
+        return intent
+    return Intent(intent.kind, named, intent.value, intent.state, intent.direction, intent.submit, intent.credential)
+
+
 @lru_cache(maxsize=4096)
 def _parse_cached(step: str) -> tuple[Intent, ...]:
     intents: list[Intent] = []
@@ -322,13 +335,29 @@ def _parse_cached(step: str) -> tuple[Intent, ...]:
         got = _parse_clause(clause, prev_kind, alone=len(clauses) == 1)
         if got:
             prev_kind = got[-1].kind
-        intents.extend(got)
+        for intent in got:
+            intents.append(_resolve_pronoun(intent, intents))
     return tuple(intents)
 
 
 def parse_step(step: str) -> list[Intent]:
     """The intents of one instruction step, in order; empty for informational text."""
     return list(_parse_cached(step))
+
+
+def parse_step_in_context(instructions: list[str], index: int) -> list[Intent]:
+    """The intents of step ``index``; a leading "it" names the last target of an earlier step.
+
+    ("Tap Dark mode." then "Turn it on." -> toggle 'Dark mode' on.)
+    """
+    intents = parse_step(instructions[index])
+    if not intents or (intents[0].target or "").lower() not in _PRONOUNS:
+        return intents
+    for earlier in range(index - 1, -1, -1):
+        previous = parse_step(instructions[earlier])
+        if any(p.target for p in previous):
+            return [_resolve_pronoun(i, previous) for i in intents]
+    return intents
 
 
 _QUERY_LEAD_RE = re.compile(
