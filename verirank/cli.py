@@ -48,6 +48,7 @@ _COMMAND_MODULES = (
     "verirank.commands.ranking",
     "verirank.commands.training",
     "verirank.commands.pipeline",
+    "verirank.commands.demo",
     "verirank.commands.bench",
     "verirank.commands.sim",
     "verirank.commands.worlds",

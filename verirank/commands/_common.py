@@ -72,9 +72,11 @@ def friendly_errors(fn: Callable) -> Callable:
 
 
 def progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", unit: str = "it"):
-    """A tqdm progress bar on stderr, quiet when stderr is not a terminal and CI is set."""
+    """A tqdm progress bar on stderr; VERIRANK_NO_PROGRESS=1 hides it, =0 forces it."""
     from tqdm.auto import tqdm
 
-    disable = os.environ.get("VERIRANK_NO_PROGRESS") == "1"
+    # bars only on a terminal (logs and CI get the summary lines), unless forced either way
+    forced = os.environ.get("VERIRANK_NO_PROGRESS")
+    disable = forced == "1" or (forced != "0" and not sys.stderr.isatty())
     return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=disable,
                 dynamic_ncols=True)
