@@ -3,7 +3,7 @@
     python -m experiments.uimap_ablation [--small] [--out DIR]
 
 Benchmark: HowToBench built from the real-app task files
-(``datasets/howtobench/tasks/real/real-*.yaml``: the OnePlus Settings APK
+(``datasets/howtobench/tasks/real-*.yaml``: the OnePlus Settings APK
 world and the DroidTask UTG worlds), 10 pages per query; ``--small`` keeps the
 first phrasing of each task, the full run every phrasing. ``--bench DIR``
 uses another HowToBench build instead (e.g. the main one).
@@ -47,9 +47,8 @@ from experiments.common import (
 from verirank.config import RunConfig
 
 NAME = "uimap_ablation"
-#: the task files of the real-app worlds (a sub-folder: the default build does not read them yet,
-#: see docs/real-worlds.md)
-REAL_TASKS_DIR = Path(__file__).resolve().parents[1] / "datasets" / "howtobench" / "tasks" / "real"
+#: the task files of the real-app worlds sit beside the others as ``real-*.yaml``
+REAL_TASKS_DIR = Path(__file__).resolve().parents[1] / "datasets" / "howtobench" / "tasks"
 TASK_GLOB = "real-*.yaml"
 ARMS: tuple[tuple[str, bool], ...] = (("without map", False), ("with map", True))
 PAGES_PER_QUERY = 10

@@ -135,8 +135,9 @@ def build_benchmark(
         world = worlds[task.world]
         qid = query_id(task, text)
         queries.append(Query(qid=qid, query=text, app=world.app.package, device=_device_name(world),
-                             world=world.name))
-        query_labels.append({"qid": qid, "task": task.id, "goal": task.goal, "world": world.name,
+                             world=task.world))
+        # task.world is the name the device pool opens (imported worlds live under imported/)
+        query_labels.append({"qid": qid, "task": task.id, "goal": task.goal, "world": task.world,
                              "split": task.split, "domain": task.domain})
         plans = plan_pages(task, qid, text, n_pages, seed)
         ranked = rank_pages(plans, seed)
