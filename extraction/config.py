@@ -76,8 +76,14 @@ class ExtractConfig(_Section):
     languages: list[str] = Field(default_factory=lambda: ["en"])
     #: platform assumed when the query names none (``android`` or ``ios``)
     default_platform: Literal["android", "ios"] = "android"
+    #: a page whose only relevant steps are for the other platform: ``refuse``
+    #: (no steps: they would not work on the user's phone) or ``accept`` them
+    other_platform: Literal["refuse", "accept"] = "refuse"
     #: pages extracted in parallel (useful for the LLM extractor, which waits on the network)
     workers: int = Field(1, ge=1, le=32)
+    #: torch CPU threads for MiniLM while extracting: the per-page batches are small,
+    #: and one thread avoids spin-waiting on a busy machine; 0 leaves torch's default
+    encoder_threads: int = Field(1, ge=0, le=64)
 
 
 class GroundConfig(_Section):
@@ -105,6 +111,10 @@ class GroundConfig(_Section):
     recover_tags: list[str] = Field(default_factory=lambda: ["li", "dd", "h2", "h3", "h4"])
     #: at most this many steps are recovered between two grounded ones
     max_recovered_gap: int = Field(3, ge=0)
+    #: also compute the embedding distance of steps matched on words (for analysis;
+    #: costs one embedding batch per page). Otherwise ``distance`` is set only when
+    #: the embedding test ran or the texts are identical (0.0)
+    always_embed: bool = False
 
 
 class ExtractionConfig(_Section):

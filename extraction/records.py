@@ -104,6 +104,8 @@ class Snippet(Record):
     xpath: str
     text: str
     tag: str
+    #: all of the text is link text (``<a>``): navigation and "related" lists, not steps
+    link: bool = False
 
 
 class CleanedPage(Record):

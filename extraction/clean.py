@@ -1,0 +1,350 @@
+"""Turn a raw HTML page into a :class:`CleanedPage`: cleaned HTML plus text snippets.
+
+The steps, top to bottom:
+
+1. decode and parse with lxml (forgiving: unclosed tags are fine; bytes that
+   are not a document raise :class:`ExtractionError` with the reason);
+2. stamp every element with its absolute XPath in the *original* DOM
+   (``tree.getpath``), so whatever cleaning removes or unwraps later, every
+   snippet still points at the element it came from in the page as served;
+3. drop what a reader never sees or never reads for instructions: hidden
+   elements (``hidden``, ``aria-hidden="true"``, inline ``display:none`` /
+   ``visibility:hidden``), site chrome (``nav``, ``aside``, page-level
+   ``header``/``footer``, breadcrumb trails, ARIA navigation landmarks), then
+   scripts, styles, comments, forms, embeds and frames (``lxml_html_clean``);
+4. walk the cleaned tree in document order and emit one snippet per run of
+   text of a block-level element (``p``, ``li``, ``h1``-``h6``, ``td``...),
+   with the element's original XPath and tag; nested blocks make their own
+   snippets and ``<br>`` separates runs, so each snippet is a contiguous piece
+   of text of its element.
+
+The XPaths are lxml's: they resolve in a tree parsed by lxml from the same
+bytes (a browser may build a slightly different DOM, e.g. add ``tbody``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import lxml.etree
+import lxml.html
+from lxml_html_clean import Cleaner
+
+from extraction.config import CleanConfig
+from extraction.records import CleanedPage, Snippet
+from verirank.errors import ExtractionError
+
+__all__ = ["clean_page", "decode_html", "BLOCK_TAGS", "XPATH_ATTR"]
+
+#: attribute carrying an element's original XPath while the page is cleaned
+XPATH_ATTR = "data-vr-xp"
+
+#: elements whose text forms its own snippet
+BLOCK_TAGS = frozenset({
+    "p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dt", "dd", "pre",
+    "blockquote", "figcaption", "caption", "div", "section", "article", "main",
+    "summary", "details", "address", "ol", "ul", "dl", "table", "tr", "tbody",
+    "thead", "tfoot", "body", "figure", "center", "form", "fieldset", "legend",
+    "hr", "header", "footer",
+})
+
+#: removed with their content before anything else (never read for instructions)
+CHROME_TAGS = ("nav", "aside", "noscript", "template", "svg", "canvas", "video",
+               "audio", "picture", "dialog", "menu")
+#: header/footer are site chrome at page level, but part of an article inside one
+_ARTICLE_TAGS = ("article", "main")
+_NAV_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
+_HIDDEN_STYLE = re.compile(r"(display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
+_CHROME_CLASS = re.compile(r"(^|[\s_-])(breadcrumbs?|cookie-banner|skip-link|sr-only|visually-hidden)($|[\s_-])", re.I)
+_WS = re.compile(r"\s+")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+# --- decoding ---------------------------------------------------------------------
+
+
+def decode_html(data: str | bytes, encoding: Optional[str] = None) -> str:
+    """Bytes to text: BOM, then ``encoding``, then ``<meta charset>``, then UTF-8.
+
+    Raises ExtractionError when the result is clearly not a text document
+    (many control characters or undecodable bytes).
+    """
+    if isinstance(data, str):
+        text = data
+    else:
+        text = _decode_bytes(data, encoding)
+    if not text.strip():
+        raise ExtractionError("the page is empty")
+    sample = text[:20_000]
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\f"))
+    if bad > 0.05 * len(sample):
+        raise ExtractionError(
+            f"the page does not look like text ({bad} of the first {len(sample)} characters "
+            "are control characters or undecodable bytes)"
+        )
+    return text
+
+
+def _decode_bytes(data: bytes, encoding: Optional[str]) -> str:
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, errors="replace")
+    candidates = [encoding] if encoding else []
+    found = _META_CHARSET.search(data[:4096])
+    if found:
+        candidates.append(found.group(1).decode("ascii", "ignore"))
+    candidates.append("utf-8")
+    for codec in candidates:
+        try:
+            return data.decode(codec)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    # not valid in any declared encoding: keep what decodes, mark the rest
+    return data.decode(candidates[0] if _known_codec(candidates[0]) else "utf-8", errors="replace")
+
+
+def _known_codec(name: str) -> bool:
+    import codecs
+
+    try:
+        codecs.lookup(name)
+        return True
+    except LookupError:
+        return False
+
+
+# --- parsing and annotating ------------------------------------------------------------
+
+
+def _parse(text: str) -> lxml.html.HtmlElement:
+    # lxml refuses str input that carries an XML encoding declaration
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text, count=1)
+    parser = lxml.html.HTMLParser(huge_tree=True, remove_blank_text=False)
+    try:
+        root = lxml.html.document_fromstring(text, parser=parser)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise ExtractionError(f"the HTML cannot be parsed: {exc}") from exc
+    if root is None:
+        raise ExtractionError("the HTML cannot be parsed: no root element")
+    return root
+
+
+_SIMPLE_TAG = re.compile(r"^[A-Za-z][A-Za-z0-9._-]*$")
+
+
+def _annotate_xpaths(root: lxml.html.HtmlElement) -> None:
+    """Stamp each element with the XPath ``tree.getpath`` would give it.
+
+    Built top-down with per-parent tag counts: ``getpath`` itself scans the
+    siblings for every call, which is quadratic on a page of 40,000 paragraphs.
+    Odd tags (``o:p`` from word processors) fall back to ``getpath``.
+    """
+    tree = root.getroottree()
+    root.set(XPATH_ATTR, tree.getpath(root))
+    stack = [root]
+    while stack:
+        parent = stack.pop()
+        base = parent.get(XPATH_ATTR)
+        children = [c for c in parent if isinstance(c.tag, str)]
+        totals: dict[str, int] = {}
+        for child in children:
+            totals[child.tag] = totals.get(child.tag, 0) + 1
+        seen: dict[str, int] = {}
+        for child in children:
+            tag = child.tag
+            if not _SIMPLE_TAG.match(tag):
+                child.set(XPATH_ATTR, tree.getpath(child))
+            else:
+                seen[tag] = seen.get(tag, 0) + 1
+                step = tag if totals[tag] == 1 else f"{tag}[{seen[tag]}]"
+                child.set(XPATH_ATTR, f"{base}/{step}")
+            stack.append(child)
+
+
+# --- metadata --------------------------------------------------------------------------
+
+
+def _title(root: lxml.html.HtmlElement, title_hint: str) -> str:
+    for path in ("//title", "//meta[@property='og:title']/@content", "//h1"):
+        for found in root.xpath(path):
+            text = found if isinstance(found, str) else found.text_content()
+            text = _WS.sub(" ", text).strip()
+            if text:
+                return text
+    return title_hint.strip()
+
+
+def _lang(root: lxml.html.HtmlElement) -> Optional[str]:
+    lang = (root.get("lang") or root.get("xml:lang") or "").strip().lower()
+    if not lang:
+        for found in root.xpath("//meta[@http-equiv='content-language']/@content"):
+            lang = found.strip().lower()
+            break
+    # keep the primary subtag: "de-DE" -> "de"
+    primary = re.split(r"[-_]", lang, maxsplit=1)[0] if lang else ""
+    return primary or None
+
+
+# --- removing what a reader does not see -------------------------------------------
+
+
+def _is_hidden(el: lxml.html.HtmlElement) -> bool:
+    if el.get("hidden") is not None:
+        return True
+    if (el.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    if _HIDDEN_STYLE.search(el.get("style") or ""):
+        return True
+    if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
+        return True
+    return False
+
+
+def _is_chrome(el: lxml.html.HtmlElement) -> bool:
+    tag = el.tag
+    if tag in CHROME_TAGS:
+        return True
+    if (el.get("role") or "").strip().lower() in _NAV_ROLES:
+        return True
+    if _CHROME_CLASS.search(el.get("class") or "") or _CHROME_CLASS.search(el.get("id") or ""):
+        return True
+    if tag in ("header", "footer"):
+        return not any(a.tag in _ARTICLE_TAGS for a in el.iterancestors())
+    return False
+
+
+def _drop_invisible(root: lxml.html.HtmlElement) -> None:
+    body = root.find("body")
+    scope = body if body is not None else root
+    doomed = [el for el in scope.iter() if isinstance(el.tag, str) and el is not scope
+              and (_is_hidden(el) or _is_chrome(el))]
+    for el in doomed:
+        # an ancestor may already be gone; removing a detached subtree is harmless
+        if el.getparent() is not None:
+            el.drop_tree()
+
+
+def _cleaner() -> Cleaner:
+    return Cleaner(
+        scripts=True, javascript=True, comments=True, style=True, inline_style=True,
+        links=True, meta=True, page_structure=False, processing_instructions=True,
+        embedded=True, frames=True, forms=True, annoying_tags=True,
+        kill_tags=("button", "select", "option", "textarea", "input", "iframe", "object",
+                   "embed", "img", "map", "area"),
+        remove_unknown_tags=False, safe_attrs_only=True,
+        safe_attrs=frozenset({XPATH_ATTR}),
+    )
+
+
+# --- snippets ---------------------------------------------------------------------------
+
+
+def _snippets(body: lxml.html.HtmlElement, min_chars: int) -> list[Snippet]:
+    """Text runs of block elements in document order, each with its element's original XPath.
+
+    One pass over the tree with an explicit stack (deeply nested markup must
+    not hit the recursion limit). Text of a block element is collected until
+    a nested block or a ``<br>`` starts; then the run is emitted, so a parent's
+    text before and after a nested list become two snippets in page order.
+    """
+    out: list[Snippet] = []
+    # one open context per enclosing block element: [xpath, tag, (text, inside <a>?) pieces]
+    contexts: list[list] = []
+    in_link = 0
+
+    def flush() -> None:
+        if not contexts:
+            return
+        xpath, tag, buf = contexts[-1]
+        text = _WS.sub(" ", "".join(t for t, _ in buf)).strip()
+        link = all(linked for t, linked in buf if t.strip())
+        buf.clear()
+        if len(text) >= min_chars:
+            out.append(Snippet(index=len(out), xpath=xpath, text=text, tag=tag, link=link))
+
+    def add(text: Optional[str]) -> None:
+        if text and contexts:
+            contexts[-1][2].append((text, in_link > 0))
+
+    stack: list[tuple[lxml.html.HtmlElement, bool]] = [(body, False)]
+    while stack:
+        node, closing = stack.pop()
+        is_block = isinstance(node.tag, str) and (node.tag in BLOCK_TAGS or node is body)
+        if closing:
+            if is_block:
+                flush()
+                contexts.pop()
+            if node.tag == "a":
+                in_link -= 1
+            if node is not body:
+                add(node.tail)
+            continue
+        if not isinstance(node.tag, str):  # a comment or processing instruction left over
+            add(node.tail)
+            continue
+        if node.tag == "br":
+            flush()
+            add(node.tail)
+            continue
+        if is_block:
+            flush()
+            contexts.append([_original_xpath(node), node.tag, []])
+        if node.tag == "a":
+            in_link += 1
+        add(node.text)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node))
+    return out
+
+
+def _original_xpath(el: lxml.html.HtmlElement) -> str:
+    xpath = el.get(XPATH_ATTR)
+    if xpath:
+        return xpath
+    # created by the parser's repair of a broken page: name the nearest original ancestor
+    return next((a.get(XPATH_ATTR) for a in el.iterancestors() if a.get(XPATH_ATTR)), "/html")
+
+
+def _cleaned_html(body: lxml.html.HtmlElement, max_chars: int) -> str:
+    for el in body.iter():
+        if isinstance(el.tag, str):
+            el.attrib.pop(XPATH_ATTR, None)
+    html = lxml.html.tostring(body, encoding="unicode", method="html")
+    html = re.sub(r"\n\s*\n+", "\n", html)
+    return html[:max_chars]
+
+
+# --- the public function --------------------------------------------------------------
+
+
+def clean_page(
+    html: str | bytes,
+    *,
+    url: str,
+    qid: str,
+    title_hint: str = "",
+    config: CleanConfig = CleanConfig(),
+    encoding: Optional[str] = None,
+) -> CleanedPage:
+    """Clean one page; raise ExtractionError (with the reason) when it is not usable HTML."""
+    text = decode_html(html, encoding)
+    root = _parse(text)
+    _annotate_xpaths(root)
+    title = _title(root, title_hint)
+    lang = _lang(root)
+    _drop_invisible(root)
+    try:
+        _cleaner()(root)
+    except (ValueError, TypeError, lxml.etree.LxmlError) as exc:
+        raise ExtractionError(f"the HTML cannot be cleaned: {exc}") from exc
+    body = root.find("body")
+    if body is None:
+        body = root
+    snippets = _snippets(body, config.min_snippet_chars)
+    if not snippets and not title:
+        raise ExtractionError("the page has no visible text")
+    return CleanedPage(
+        qid=qid, url=url, title=title, lang=lang,
+        html=_cleaned_html(body, config.max_llm_chars), snippets=snippets,
+    )

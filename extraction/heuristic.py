@@ -1,0 +1,264 @@
+"""The heuristic extractor: pick the page's instruction block for the query, without an LLM.
+
+For one cleaned page it
+
+1. refuses pages in a language the user does not read (``extract.languages``,
+   English by default: the product answers English queries, so German steps
+   for an English query count as "no steps"), and keyword-stuffed pages;
+2. finds candidate blocks (lists, numbered steps, menu paths, runs of
+   instructions: see ``blocks.py``);
+3. scores each block against the query:
+
+   * ``relevance = 0.6 * similarity + 0.4 * overlap``, where similarity is the
+     best MiniLM cosine of the query with the block (heading + first steps)
+     or with its heading alone, and overlap is the share of the query's
+     content words found in the block or its heading; under a heading that
+     names no task ("Gboard 7", "Here you go") the page title stands in for
+     the heading, if the block's own text is close enough to the query;
+   * ``howto``: the share of steps that start with an action verb (1) or at
+     least name a UI element (0.5); 0 for link lists ("Related articles") and
+     for the numbered headings of a "N ways to ..." listicle;
+   * blocks about another platform than the query's ("On iPhone" for an
+     Android question) are set aside (``other_platform: accept`` keeps them
+     when nothing else fits);
+
+4. keeps the best block with ``relevance >= min_relevance`` and
+   ``howto >= min_howto``, ranked by ``prior * relevance * (0.5 + 0.5 * howto)``
+   plus a small bonus for longer blocks (priors favour a page's own lists
+   over a menu path mentioned in passing); otherwise answers "no steps" with the
+   reason (nothing step-like, nothing relevant, wrong platform, language...).
+
+One batch of embeddings per page (query, blocks, headings); the encoder's
+cache makes repeated headings free.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Optional
+
+import numpy as np
+
+from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
+from extraction.config import ExtractConfig
+from extraction.extractor import Extractor, ExtractorOutput
+from extraction.records import CleanedPage, Query
+
+__all__ = ["HeuristicExtractor", "query_platform", "block_platform", "ScoredBlock"]
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+#: query words that say nothing about the task itself
+_QUERY_STOP = frozenset("""
+how to do i can you my the a an on in of for with from is it be set up android phone mobile
+device smartphone tablet way ways what where why when step steps guide tutorial please using use
+""".split())
+_ENGLISH = frozenset("""
+the to and of a in on your you is it that for with this then from be or at as by tap open go select
+turn settings app screen menu if not are will can page next option button
+""".split()) | IMPERATIVE_VERBS | UI_WORDS
+_PLATFORM_WORDS = {
+    "ios": ("iphone", "ipad", "ios", "ipados", "apple"),
+    "android": ("android", "pixel", "samsung", "galaxy", "oneplus", "xiaomi", "motorola", "huawei", "oppo",
+                "gboard", "oxygenos", "one ui"),
+}
+
+
+#: the page title stands in for an uninformative heading at this weight, and only
+#: when the block's own text is at least this similar to the query
+_TITLE_WEIGHT = 0.9
+_TITLE_FLOOR = 0.4
+#: how much a kind of block is trusted when scores are close: a page's own list or
+#: numbered steps beat a menu path mentioned in passing
+_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "imperative": 0.95, "breadcrumb": 0.85}
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def _stem(word: str) -> str:
+    # enough to match "themes"/"theme", "turning"/"turn", "settings"/"setting"
+    for suffix in ("ing", "es", "s", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _platform_of(text: str) -> Optional[str]:
+    low = " " + text.lower() + " "
+    found = {p for p, words in _PLATFORM_WORDS.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)}
+    return found.pop() if len(found) == 1 else None
+
+
+def query_platform(query: Query, default: str = "android") -> str:
+    """The platform the user asks about: from the device, the app, then the query text."""
+    for text in (query.device or "", query.app or "", query.query):
+        found = _platform_of(text)
+        if found:
+            return found
+    return default
+
+
+def block_platform(block: Block) -> Optional[str]:
+    """The platform a block is written for, from its heading, lead-in line or steps."""
+    for text in (block.heading, block.lead, " ".join(block.steps)):
+        found = _platform_of(text)
+        if found:
+            return found
+    return None
+
+
+def _howto(step: str) -> float:
+    if is_imperative(step):
+        return 1.0
+    words = set(_tokens(step))
+    return 0.5 if words & UI_WORDS or ">" in step or "→" in step else 0.0
+
+
+_LISTICLE_TITLE = re.compile(r"^\W*\d+\s+(?:\w+\s+){0,2}(?:ways|tips|tricks|things|reasons|features|methods|"
+                             r"apps|fixes|hacks|settings|secrets)\b", re.I)
+
+
+def _block_howto(block: Block, page: CleanedPage) -> float:
+    """How much the block reads like instructions (0..1); 0 for link lists and listicles."""
+    links = [page.snippets[i].link for i in block.positions if i < len(page.snippets)]
+    if links and sum(links) >= 0.5 * len(links):
+        return 0.0  # "related articles", menus: links to other pages, not steps
+    if block.numbered_headings and any(_LISTICLE_TITLE.search(t) for t in [page.title] + block.heading_path[:1]):
+        return 0.0  # "8 Ways to ...": alternatives to pick from, not one sequence of steps
+    if block.howto_hint is not None:
+        return block.howto_hint
+    return float(np.mean([_howto(s) for s in block.steps]))
+
+
+def _looks_stuffed(page: CleanedPage) -> Optional[str]:
+    """A reason when one phrase dominates the page (SEO keyword stuffing)."""
+    words = [w for s in page.snippets for w in _tokens(s.text)]
+    if len(words) < 60:
+        return None
+    bigrams = Counter(zip(words, words[1:]))
+    (top, count), = bigrams.most_common(1)
+    share = count / max(1, len(words) - 1)
+    if count >= 8 and share >= 0.08:
+        return f"keyword stuffing: '{' '.join(top)}' makes up {share:.0%} of the page's word pairs"
+    return None
+
+
+def _english_share(text: str) -> float:
+    words = _tokens(text)
+    if not words:
+        return 0.0
+    return sum(w in _ENGLISH for w in words) / len(words)
+
+
+class ScoredBlock:
+    """A candidate block and its scores (kept for explanations and tests)."""
+
+    def __init__(self, block: Block, similarity: float, overlap: float, howto: float, platform: Optional[str]):
+        self.block = block
+        self.similarity = similarity
+        self.overlap = overlap
+        self.howto = howto
+        self.platform = platform
+        self.relevance = 0.6 * similarity + 0.4 * overlap
+
+    @property
+    def rank_score(self) -> float:
+        prior = _KIND_PRIOR.get(self.block.kind, 1.0)
+        return prior * self.relevance * (0.5 + 0.5 * self.howto) + 0.02 * math.log1p(len(self.block.steps))
+
+    def __repr__(self) -> str:
+        return (f"ScoredBlock({self.block.kind}, steps={len(self.block.steps)}, rel={self.relevance:.2f}, "
+                f"sim={self.similarity:.2f}, overlap={self.overlap:.2f}, howto={self.howto:.2f}, "
+                f"platform={self.platform}, heading={self.block.heading!r})")
+
+
+class HeuristicExtractor(Extractor):
+    """Rule-based step extraction scored with MiniLM; see the module docstring."""
+
+    name = "heuristic"
+
+    def __init__(self, config: ExtractConfig = ExtractConfig(), encoder=None):
+        self.config = config
+        self.encoder = encoder
+
+    # -- scoring ----------------------------------------------------------------
+
+    def score_blocks(self, query: Query, page: CleanedPage, blocks: list[Block]) -> list[ScoredBlock]:
+        """Similarity, overlap, how-to-ness and platform of every block."""
+        if not blocks:
+            return []
+        encoder = self.encoder
+        if encoder is None:
+            from verirank.embed import default_encoder
+
+            encoder = self.encoder = default_encoder()
+        # heading + first steps, cut to ~48 words: the encoder's cost grows with length
+        reprs = [" ".join(((b.heading + ". " if b.heading else "") + " ".join(b.steps[:6])).split()[:48])
+                 for b in blocks]
+        headings = [b.heading or page.title for b in blocks]
+        vecs = encoder.encode([query.query, page.title or " "] + reprs + headings)
+        q, sim_title = vecs[0], float(vecs[1] @ vecs[0])
+        block_vecs, heading_vecs = vecs[2:2 + len(blocks)], vecs[2 + len(blocks):]
+        sim_block = block_vecs @ q
+        sim_heading = heading_vecs @ q
+
+        wanted = {_stem(w) for w in _tokens(query.query) if w not in _QUERY_STOP}
+        scored = []
+        for b, sb, sh in zip(blocks, sim_block, sim_heading):
+            context = b.heading + " " + b.lead
+            similarity = max(float(sb), float(sh), 0.0)
+            # a heading that names no task ("Gboard 7", "Here you go") leaves the page
+            # title to say what the block is about, if the steps themselves fit the query
+            if not describes_task(b.heading) and sb >= _TITLE_FLOOR:
+                similarity = max(similarity, _TITLE_WEIGHT * sim_title)
+                context += " " + page.title
+            seen = {_stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
+            overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
+            scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b)))
+        return scored
+
+    # -- the Extractor interface --------------------------------------------------
+
+    def extract(self, query: Query, page: CleanedPage) -> ExtractorOutput:
+        cfg = self.config
+        if page.lang and page.lang not in cfg.languages:
+            return ExtractorOutput(reason=f"the page is in '{page.lang}'; steps are kept only in "
+                                          f"{', '.join(cfg.languages)}")
+        stuffed = _looks_stuffed(page)
+        if stuffed:
+            return ExtractorOutput(reason=stuffed)
+        blocks = find_blocks(page.snippets)
+        if not blocks:
+            return ExtractorOutput(reason="no step-like block (list, numbered steps, menu path or instructions)")
+
+        # only blocks that read like instructions are worth embedding
+        steplike = [b for b in blocks if _block_howto(b, page) >= cfg.min_howto]
+        if not steplike:
+            return ExtractorOutput(reason=f"{len(blocks)} block(s) found, none reads like instructions")
+        howto_ok = self.score_blocks(query, page, steplike)
+        relevant = [s for s in howto_ok if s.relevance >= cfg.min_relevance]
+        if not relevant:
+            best = max(howto_ok, key=lambda s: s.relevance)
+            return ExtractorOutput(reason=f"no instructions relevant to the query (best block under "
+                                          f"{best.block.heading!r} has relevance {best.relevance:.2f} "
+                                          f"< {cfg.min_relevance})")
+        platform = query_platform(query, cfg.default_platform)
+        fitting = [s for s in relevant if s.platform in (None, platform)]
+        if not fitting and cfg.other_platform == "accept":
+            fitting = relevant
+        if not fitting:
+            others = sorted({s.platform for s in relevant})
+            return ExtractorOutput(reason=f"the relevant steps are for {', '.join(others)}, the query is about {platform}")
+        # a block written for the query's platform beats a neutral one of similar score
+        best = max(fitting, key=lambda s: s.rank_score + (0.05 if s.platform == platform else 0.0))
+        steps = best.block.steps[: cfg.max_steps]
+        if page.lang is None and _english_share(" ".join(steps)) < 0.15:
+            return ExtractorOutput(reason="the steps do not read as English")
+        where = f" under {best.block.heading!r}" if best.block.heading else ""
+        return ExtractorOutput(
+            steps=steps,
+            reason=f"{best.block.kind} block{where} (relevance {best.relevance:.2f}, how-to {best.howto:.2f})",
+        )

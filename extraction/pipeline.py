@@ -1,0 +1,274 @@
+"""Stage 1 end to end: search -> fetch -> clean, extract, ground.
+
+Each step reads and writes plain files of the run directory ``DIR``::
+
+    queries.jsonl     the input queries, normalised           (search_stage)
+    serp.jsonl        the original ranking                    (search_stage)
+    pages.jsonl       one fetch outcome per (qid, url)        (fetch_stage)
+    cache/pages/      the fetched bodies, by sha256           (fetch_stage)
+    extraction.jsonl  one Extraction per (qid, url)           (extract_stage)
+
+Every step appends one whole line per item and skips items already stored,
+so a killed run resumes with no loss and no duplicates. Every step records
+its config and counts in ``manifest.json``.
+
+Per page, :func:`extract_one` never raises for a bad page: the outcome is a
+status on the record (``fetch_failed``, ``parse_failed``,
+``extractor_failed``, ``no_steps`` or ``ok``) with a human-readable reason.
+The one exception is an LLM server that cannot be reached or refuses the
+requests (:class:`LLMError`): that stops the stage with nothing recorded for
+the page, so re-running after fixing the server extracts it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from extraction.clean import clean_page
+from extraction.extractor import Extractor
+from extraction.ground import ground_steps
+from extraction.records import Extraction, ExtractionStatus, Page, Query, SearchResult
+from verirank.config import RunConfig
+from verirank.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
+from verirank.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
+
+__all__ = [
+    "EXTRACTORS", "make_extractor", "extract_one", "extract_pages",
+    "search_stage", "fetch_stage", "extract_stage", "run_stage1",
+]
+
+log = logging.getLogger(__name__)
+
+#: names accepted by ``extraction.extract.extractor``
+EXTRACTORS = ("heuristic", "llm")
+
+Progress = Optional[Callable[[int], Any]]
+
+
+def make_extractor(config: RunConfig, llm_client=None, encoder=None, name: Optional[str] = None) -> Extractor:
+    """The extractor named by ``name`` or ``config.extraction.extract.extractor``.
+
+    ``llm``: uses ``llm_client`` or builds one from ``config.llm``.
+    """
+    name = name or config.extraction.extract.extractor
+    if name == "heuristic":
+        from extraction.heuristic import HeuristicExtractor
+
+        return HeuristicExtractor(config.extraction.extract, encoder)
+    if name == "llm":
+        from extraction.extract_llm import LLMExtractor
+
+        if llm_client is None:
+            from verirank.llm import LLMClient
+
+            llm_client = LLMClient.from_config(config.llm)
+        return LLMExtractor(llm_client, config.extraction.extract, config.extraction.clean)
+    raise ConfigError(f"unknown extractor {name!r} (valid: {', '.join(EXTRACTORS)})")
+
+
+# --- one page ---------------------------------------------------------------------------
+
+
+def extract_one(page: Page, query: Query, body: Optional[bytes], extractor: Extractor, encoder,
+                config: RunConfig) -> Extraction:
+    """Clean, extract and ground one fetched page; the outcome is always a record.
+
+    ``body`` is the page's stored body (None when it could not be read).
+    """
+    start = time.monotonic()
+    base = dict(qid=page.qid, url=page.url, rank=page.rank, title=page.title, query=query.query,
+                extractor=extractor.name)
+
+    def record(status: ExtractionStatus, reason: str = "", **fields: Any) -> Extraction:
+        return Extraction(**base, status=status, reason=reason, elapsed_s=round(time.monotonic() - start, 4),
+                          **fields)
+
+    if not page.usable:
+        return record(ExtractionStatus.FETCH_FAILED, f"{page.status.value}: {page.reason}".rstrip(": "))
+    if body is None:
+        return record(ExtractionStatus.FETCH_FAILED, "the page body is missing from the page cache")
+
+    try:
+        cleaned = clean_page(body, url=page.url, qid=page.qid, title_hint=page.title,
+                             config=config.extraction.clean, encoding=page.encoding)
+    except ExtractionError as exc:
+        return record(ExtractionStatus.PARSE_FAILED, str(exc))
+    except Exception as exc:  # a parser bug on one odd page must not stop the run
+        log.exception("cleaning %s failed", page.url)
+        return record(ExtractionStatus.PARSE_FAILED, f"unexpected {type(exc).__name__}: {exc}")
+    if cleaned.title:
+        base["title"] = cleaned.title
+
+    try:
+        out = extractor.extract(query, cleaned)
+    except LLMOutputError as exc:  # this page's answer never validated: a status, the run goes on
+        return record(ExtractionStatus.EXTRACTOR_FAILED, str(exc))
+    except LLMError:
+        # the model server is down or refuses us: stop, record nothing, so a re-run retries
+        raise
+    except Exception as exc:
+        log.exception("extractor %s failed on %s", extractor.name, page.url)
+        return record(ExtractionStatus.EXTRACTOR_FAILED, f"unexpected {type(exc).__name__}: {exc}")
+    tokens = dict(prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens)
+    raw = [s for s in out.steps if s and s.strip()]
+    if not raw:
+        return record(ExtractionStatus.NO_STEPS, out.reason or "the extractor found no steps", **tokens)
+
+    grounded = ground_steps(raw, cleaned, encoder, config.extraction.ground)
+    if not grounded.steps:
+        return record(ExtractionStatus.NO_STEPS,
+                      f"none of the {len(raw)} extracted steps could be grounded in the page",
+                      raw_steps=raw, dropped_steps=grounded.dropped, **tokens)
+    reason = out.reason
+    if grounded.dropped:
+        reason += f"; {len(grounded.dropped)} step(s) not found on the page were dropped"
+    return record(ExtractionStatus.OK, reason.lstrip("; "), raw_steps=raw, dropped_steps=grounded.dropped,
+                  steps=grounded.steps, **tokens)
+
+
+# --- all pages of a run ---------------------------------------------------------------------
+
+
+def _require(path: Path, hint: str) -> Path:
+    if not path.exists():
+        raise StoreError(f"{path} does not exist; {hint}")
+    return path
+
+
+def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Extractor] = None,
+                  encoder=None, progress: Progress = None) -> dict[str, int]:
+    """Extract every page of ``DIR/pages.jsonl`` not yet in ``DIR/extraction.jsonl``.
+
+    Returns counts: pages, skipped (already done), one count per status,
+    steps (grounded, incl. recovered), recovered, dropped.
+    """
+    from extraction.pagecache import PageCache
+
+    pages = read_jsonl(_require(run_dir / "pages.jsonl", "run `verirank fetch DIR` first"), Page)
+    queries = {q.qid: q for q in read_jsonl(_require(run_dir / "queries.jsonl", "run `verirank search` first"),
+                                            Query)}
+    if encoder is None:
+        from verirank.embed import default_encoder
+
+        encoder = default_encoder()
+    if config.extraction.extract.encoder_threads:
+        import torch
+
+        torch.set_num_threads(config.extraction.extract.encoder_threads)
+    if extractor is None:
+        extractor = make_extractor(config, encoder=encoder)
+    cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
+
+    counts: dict[str, int] = {"pages": len(pages), "skipped": 0, "steps": 0, "recovered": 0, "dropped": 0}
+    counts.update({s.value: 0 for s in ExtractionStatus})
+
+    def work(page: Page) -> Extraction:
+        query = queries.get(page.qid) or Query(qid=page.qid, query="")
+        body = None
+        if page.usable:
+            try:
+                body = cache.get(page.body_sha256 or "")
+            except StoreError as exc:
+                log.warning("%s", exc)
+        rec = extract_one(page, query, body, extractor, encoder, config)
+        appender.append(rec)
+        return rec
+
+    with JsonlAppender(run_dir / "extraction.jsonl", Extraction) as appender:
+        todo = []
+        for page in pages:
+            if appender.done(page.key()):
+                counts["skipped"] += 1
+                if progress:
+                    progress(1)
+            else:
+                todo.append(page)
+        workers = config.extraction.extract.workers
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="extract") as pool:
+                results = pool.map(work, todo)
+                for rec in results:
+                    _count(counts, rec)
+                    if progress:
+                        progress(1)
+        else:
+            for page in todo:
+                _count(counts, work(page))
+                if progress:
+                    progress(1)
+    return counts
+
+
+def _count(counts: dict[str, int], rec: Extraction) -> None:
+    counts[rec.status.value] += 1
+    counts["steps"] += len(rec.steps)
+    counts["recovered"] += sum(s.origin == "recovered" for s in rec.steps)
+    counts["dropped"] += len(rec.dropped_steps)
+
+
+# --- the three steps as stages of a run ---------------------------------------------------------
+
+
+def search_stage(run_dir: RunDir, config: RunConfig, queries_path: Path,
+                 serp_path: Optional[Path] = None, progress: Progress = None) -> dict[str, int]:
+    """Read the queries into ``DIR/queries.jsonl`` and their results into ``DIR/serp.jsonl``."""
+    from extraction.queries import load_queries
+    from extraction.search import make_backend, run_search
+
+    run_dir.ensure()
+    run_dir.start_stage("search", config.to_manifest())
+    queries = load_queries(queries_path)
+    write_jsonl(run_dir / "queries.jsonl", queries)
+    backend = make_backend(config.extraction.search, serp_path)
+    with JsonlAppender(run_dir / "serp.jsonl", SearchResult) as appender:
+        counts = run_search(queries, backend, config.extraction.search.top_n, appender, progress=progress)
+    run_dir.finish_stage("search", counts)
+    return counts
+
+
+def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None) -> dict[str, int]:
+    """Fetch every result of ``DIR/serp.jsonl`` into ``DIR/pages.jsonl`` and the page cache."""
+    from extraction.fetch import Fetcher
+    from extraction.pagecache import PageCache
+
+    results = read_jsonl(_require(run_dir / "serp.jsonl", "run `verirank search` first"), SearchResult)
+    run_dir.start_stage("fetch", config.to_manifest())
+    cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
+    fetcher = Fetcher(config.extraction.fetch, cache)
+    with JsonlAppender(run_dir / "pages.jsonl", Page) as appender:
+        counts = fetcher.fetch_all(results, appender, progress=progress)
+    run_dir.finish_stage("fetch", counts)
+    return counts
+
+
+def extract_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *,
+                  extractor: Optional[Extractor] = None, encoder=None) -> dict[str, int]:
+    """:func:`extract_pages` recorded in the manifest as the ``extract`` stage."""
+    _require(run_dir / "pages.jsonl", "run `verirank fetch DIR` first")
+    run_dir.start_stage("extract", config.to_manifest())
+    counts = extract_pages(run_dir, config, extractor=extractor, encoder=encoder, progress=progress)
+    run_dir.finish_stage("extract", counts)
+    return counts
+
+
+def run_stage1(queries_path: Path, serp_path: Optional[Path], out_dir: Path, config: RunConfig,
+               progress: Optional[Callable[[str, int], Progress]] = None, *,
+               extractor: Optional[Extractor] = None, encoder=None) -> dict[str, dict[str, int]]:
+    """search -> fetch -> extract into ``out_dir``; returns the counts of each stage.
+
+    ``progress(stage, total)`` may return a callable that is given the number
+    of items done (e.g. a tqdm bar's ``update``).
+    """
+    run_dir = RunDir(out_dir).ensure()
+    bar = progress or (lambda stage, total: None)
+    counts = {"search": search_stage(run_dir, config, Path(queries_path), serp_path)}
+    n_results = len(read_jsonl(run_dir / "serp.jsonl", SearchResult))
+    counts["fetch"] = fetch_stage(run_dir, config, bar("fetch", n_results))
+    n_pages = len(read_jsonl(run_dir / "pages.jsonl", Page))
+    counts["extract"] = extract_stage(run_dir, config, bar("extract", n_pages), extractor=extractor,
+                                      encoder=encoder)
+    return counts

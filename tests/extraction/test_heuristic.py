@@ -1,0 +1,254 @@
+"""The heuristic extractor on the labelled fixture pages, and its building blocks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extraction.blocks import find_blocks, is_imperative, strip_marker
+from extraction.clean import clean_page
+from extraction.config import ExtractConfig
+from extraction.extractor import Extractor
+from extraction.ground import ground_steps
+from extraction.heuristic import HeuristicExtractor, query_platform
+from extraction.records import CleanedPage, Query, Snippet
+
+PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
+LABELS = json.loads((PAGES / "labels.json").read_text("utf-8"))["pages"]
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    from verirank.embed import default_encoder
+
+    return default_encoder()
+
+
+@pytest.fixture(scope="module")
+def extractor(encoder) -> HeuristicExtractor:
+    return HeuristicExtractor(ExtractConfig(), encoder)
+
+
+def _query(label: dict) -> Query:
+    return Query(qid=label["qid"], query=label["query"], device=label.get("device"))
+
+
+def _page(name: str) -> CleanedPage:
+    return clean_page((PAGES / name).read_bytes(), url=f"http://site.test/{name}", qid="q")
+
+
+def contains_in_order(steps: list[str], phrases: list[str]) -> bool:
+    """Each phrase inside a distinct step, in order (case-insensitive)."""
+    i = 0
+    for phrase in phrases:
+        while i < len(steps) and phrase.lower() not in steps[i].lower():
+            i += 1
+        if i == len(steps):
+            return False
+        i += 1
+    return True
+
+
+def test_contains_in_order_helper():
+    assert contains_in_order(["Open Settings", "Tap Display"], ["settings", "display"])
+    assert not contains_in_order(["Tap Display", "Open Settings"], ["settings", "display"])
+    assert not contains_in_order(["Open Settings and tap Display"], ["settings", "display"])
+
+
+@pytest.mark.parametrize("label", LABELS, ids=[f"{l['file']}:{l['qid']}" for l in LABELS])
+def test_labelled_page_outcome(label, extractor, encoder):
+    page = _page(label["file"])
+    out = extractor.extract(_query(label), page)
+    grounded = ground_steps(out.steps, page, encoder)
+    texts = [s.text for s in grounded.steps]
+    if label["status"] == "ok":
+        assert texts, f"no steps: {out.reason}"
+        assert contains_in_order(texts, label["steps"]), texts
+        assert len(texts) <= len(label["steps"]) + label.get("max_extra", 0), texts
+        assert grounded.dropped == []  # the heuristic copies page text: nothing to drop
+        assert out.reason
+    else:
+        assert out.steps == [], out.steps
+        assert out.reason  # "no steps" always says why
+
+
+def test_recall_and_false_extractions_on_the_fixture_corpus(extractor, encoder):
+    positives = [l for l in LABELS if l["status"] == "ok"]
+    negatives = [l for l in LABELS if l["status"] != "ok"]
+    found = 0
+    for label in positives:
+        page = _page(label["file"])
+        steps = [s.text for s in ground_steps(extractor.extract(_query(label), page).steps, page, encoder).steps]
+        found += contains_in_order(steps, label["steps"])
+    false = sum(bool(extractor.extract(_query(l), _page(l["file"])).steps) for l in negatives)
+    assert found / len(positives) >= 0.95
+    assert false / len(negatives) <= 0.02
+
+
+def test_reasons_name_the_cause(extractor):
+    def reason(name: str, query: str = "how to turn on dark mode on android") -> str:
+        return extractor.extract(Query(qid="q", query=query), _page(name)).reason
+
+    assert "'de'" in reason("german_dark_mode.html")
+    assert "keyword stuffing" in reason("seo_spam_dark_mode.html")
+    assert "relevan" in reason("hallucination_bait_dark_mode.html")
+    assert "none reads like instructions" in reason("video_dark_mode.html")
+    assert "no step-like block" in reason("news_no_steps_dark_mode.html")
+
+
+def test_german_steps_are_kept_when_german_is_accepted(encoder):
+    german = HeuristicExtractor(ExtractConfig(languages=["en", "de"], min_howto=0.0, min_relevance=0.0), encoder)
+    out = german.extract(Query(qid="q", query="how to turn on dark mode on android"), _page("german_dark_mode.html"))
+    assert out.steps[:3] == ["Öffnen Sie die App Einstellungen.", "Tippen Sie auf Display.",
+                             "Aktivieren Sie den Schalter Dunkles Design."]
+
+
+def test_platform_of_the_query_picks_the_block(extractor):
+    page = _page("listicle_keyboard_iphone_android.html")
+    android = extractor.extract(Query(qid="q", query="how to change keyboard language"), page)
+    ios = extractor.extract(Query(qid="q", query="how to change keyboard language", device="iPhone 13"), page)
+    assert android.steps[0] == "Open the Settings app." and "'On Android'" in android.reason
+    assert ios.steps[0] == "Open Settings and tap General." and "'On iPhone'" in ios.reason
+    ios_only = CleanedPage(qid="q", url="u", html="", snippets=[
+        Snippet(index=0, xpath="/html/body/h2", text="On iPhone", tag="h2"),
+        Snippet(index=1, xpath="/html/body/ol/li[1]", text="Open Settings and tap General.", tag="li"),
+        Snippet(index=2, xpath="/html/body/ol/li[2]", text="Tap Keyboard, then Keyboards.", tag="li"),
+    ])
+    out = extractor.extract(Query(qid="q", query="how to change keyboard language"), ios_only)
+    assert out.steps == [] and "ios" in out.reason and "android" in out.reason
+
+
+def test_query_platform():
+    assert query_platform(Query(qid="q", query="turn on dark mode")) == "android"
+    assert query_platform(Query(qid="q", query="turn on dark mode"), default="ios") == "ios"
+    assert query_platform(Query(qid="q", query="dark mode on my iPad")) == "ios"
+    assert query_platform(Query(qid="q", query="dark mode on iphone", device="Pixel 7")) == "android"
+
+
+def test_min_relevance_is_the_gate(encoder):
+    page = _page("help_centre_dark_theme.html")
+    query = Query(qid="q", query="how to turn on dark mode on android")
+    assert HeuristicExtractor(ExtractConfig(), encoder).extract(query, page).steps
+    assert HeuristicExtractor(ExtractConfig(min_relevance=0.99), encoder).extract(query, page).steps == []
+
+
+def test_max_steps_caps_the_output(encoder):
+    page = _page("listicle_keyboard_iphone_android.html")
+    out = HeuristicExtractor(ExtractConfig(max_steps=2), encoder).extract(
+        Query(qid="q", query="how to change keyboard language on android"), page)
+    assert out.steps == ["Open the Settings app.", "Tap System, then Languages & input."]
+
+
+def test_is_an_extractor_with_a_name():
+    assert issubclass(HeuristicExtractor, Extractor) and HeuristicExtractor.name == "heuristic"
+
+
+# --- block finding ---------------------------------------------------------------------
+
+
+def _snips(*rows: tuple[str, str]) -> list[Snippet]:
+    return [Snippet(index=i, xpath=x, text=t, tag=x.rsplit("/", 1)[1].split("[")[0]) for i, (x, t) in enumerate(rows)]
+
+
+def test_strip_marker_and_imperative():
+    assert strip_marker("Step 2: Tap Display") == (2, "Tap Display")
+    assert strip_marker("3. Tap Device name.") == (3, "Tap Device name.")
+    assert strip_marker("3.5 million users") == (None, "3.5 million users")
+    assert strip_marker("Tap OK") == (None, "Tap OK")
+    assert is_imperative("Then, open the Settings app")
+    assert is_imperative("Long-press the icon")
+    assert not is_imperative("The screen flashes")
+    assert not is_imperative("How To Turn On Dark Mode On iPhone")
+
+
+def test_breadcrumb_in_a_sentence_is_split_into_steps():
+    blocks = find_blocks(_snips(("/html/body/p", "To switch, go to Settings > Display > Dark theme and turn it on.")))
+    assert [(b.kind, b.steps) for b in blocks] == [("breadcrumb", ["Go to Settings", "Tap Display", "Tap Dark theme"])]
+    arrows = find_blocks(_snips(("/html/body/p", "Open Settings → Network & internet → Internet.")))
+    assert arrows[0].steps == ["Open Settings", "Tap Network & internet", "Tap Internet"]
+    # a two-part path in a story is not an instruction
+    assert find_blocks(_snips(("/html/body/p", "I looked around in Settings > Connections but found nothing."))) == []
+
+
+def test_nested_action_items_join_their_list():
+    blocks = find_blocks(_snips(
+        ("/html/body/ol/li[1]", "Go to Settings:"),
+        ("/html/body/ol/li[1]/ol/li[1]", "Tap Network"),
+        ("/html/body/ol/li[1]/ol/li[2]", "Tap Wi-Fi"),
+        ("/html/body/ol/li[2]", "Turn off the switch"),
+    ))
+    outer = [b for b in blocks if b.kind == "list" and b.steps[0] == "Go to Settings:"][0]
+    assert outer.steps == ["Go to Settings:", "Tap Network", "Tap Wi-Fi", "Turn off the switch"]
+
+
+def test_numbered_steps_restart_a_new_block():
+    blocks = find_blocks(_snips(
+        ("/html/body/h3[1]", "Step 1: Open Settings"), ("/html/body/h3[2]", "Step 2: Tap Sound"),
+        ("/html/body/p[1]", "Some text"),
+        ("/html/body/h3[3]", "1. Open the Phone app"), ("/html/body/h3[4]", "2. Tap More"),
+    ))
+    numbered = [b.steps for b in blocks if b.kind == "numbered"]
+    assert numbered == [["Open Settings", "Tap Sound"], ["Open the Phone app", "Tap More"]]
+
+
+def _html_page(html: str) -> CleanedPage:
+    return clean_page(html, url="http://site.test/x", qid="q")
+
+
+def test_an_uninformative_heading_lets_the_page_title_speak(extractor):
+    page = _html_page("""<html><head><title>How do I turn off keyboard vibration? - Forum</title></head><body>
+        <h1>How do I turn off keyboard vibration?</h1><p>It buzzes on every key.</p>
+        <h3>Here you go</h3><ol><li>Open the Gboard app.</li><li>Tap Preferences.</li>
+        <li>Turn off Haptic feedback on keypress.</li></ol></body></html>""")
+    out = extractor.extract(Query(qid="q", query="how to turn off keyboard vibration android"), page)
+    assert out.steps == ["Open the Gboard app.", "Tap Preferences.", "Turn off Haptic feedback on keypress."]
+
+
+def test_unrelated_tips_under_an_uninformative_heading_stay_out(extractor):
+    page = _html_page("""<html><head><title>How to turn on dark mode on Samsung Galaxy</title></head><body>
+        <h1>How to turn on dark mode on Samsung Galaxy</h1><p>Dark mode is easy on the eyes.</p>
+        <h3>Quick tips</h3><ul><li>Press and hold the home screen to add widgets.</li>
+        <li>Double-tap the status bar to scroll to the top.</li><li>Restart the phone once a week.</li></ul>
+        </body></html>""")
+    out = extractor.extract(Query(qid="q", query="how to turn on dark mode on samsung galaxy"), page)
+    assert out.steps == [] and "relevan" in out.reason
+
+
+def test_link_lists_are_not_steps(extractor):
+    page = _html_page("""<html><head><title>Dark theme</title></head><body><h1>Dark theme</h1>
+        <p>Dark theme is available on Android 10 and up.</p><h2>Related</h2><ul>
+        <li><a href="/1">Turn on dark theme on Android</a></li><li><a href="/2">Open the Display settings</a></li>
+        <li><a href="/3">Use Night Light</a></li></ul></body></html>""")
+    assert all(s.link for s in page.snippets if s.tag == "li")
+    out = extractor.extract(Query(qid="q", query="how to turn on dark mode on android"), page)
+    assert out.steps == [] and "none reads like instructions" in out.reason
+
+
+def test_a_listicle_of_ways_is_not_one_sequence_of_steps(extractor):
+    page = _html_page("""<html><head><title>8 Ways to Make DuckDuckGo the Default Search Engine</title></head><body>
+        <h1>8 Ways to Make DuckDuckGo the Default Search Engine</h1>
+        <h2>1. Check for a software update</h2><p>Old versions lack the option.</p>
+        <h2>2. Use a third-party app</h2><p>Some browsers make it easy.</p>
+        <h2>3. Use the Quick Settings panel</h2><p>Not every phone has it.</p></body></html>""")
+    out = extractor.extract(Query(qid="q", query="how to change default search engine in chrome android"), page)
+    assert out.steps == []
+    # the same headings marked as steps are one sequence
+    steps = _html_page("""<html><head><title>Make DuckDuckGo the default: 3 steps</title></head><body>
+        <h2>Step 1: Open Chrome</h2><h2>Step 2: Tap Settings, then Search engine</h2>
+        <h2>Step 3: Select DuckDuckGo</h2></body></html>""")
+    out = extractor.extract(Query(qid="q", query="how to change default search engine in chrome android"), steps)
+    assert out.steps == ["Open Chrome", "Tap Settings, then Search engine", "Select DuckDuckGo"]
+
+
+def test_other_platform_steps_can_be_accepted(encoder):
+    ios_only = CleanedPage(qid="q", url="u", title="Change keyboard language on iPhone", html="", snippets=[
+        Snippet(index=0, xpath="/html/body/h2", text="On iPhone", tag="h2"),
+        Snippet(index=1, xpath="/html/body/ol/li[1]", text="Open Settings and tap General.", tag="li"),
+        Snippet(index=2, xpath="/html/body/ol/li[2]", text="Tap Keyboard, then Keyboards.", tag="li"),
+    ])
+    query = Query(qid="q", query="how to change keyboard language")
+    assert HeuristicExtractor(ExtractConfig(), encoder).extract(query, ios_only).steps == []
+    accept = HeuristicExtractor(ExtractConfig(other_platform="accept"), encoder).extract(query, ios_only)
+    assert accept.steps == ["Open Settings and tap General.", "Tap Keyboard, then Keyboards."]
