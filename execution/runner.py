@@ -66,6 +66,16 @@ class Job:
         return f"trajectories/{self.qid}/{page_id(self.url)}"
 
 
+def _package(app: Optional[str]) -> Optional[str]:
+    """``Query.app`` may be a package (``com.android.settings``) or a name (``Settings``).
+
+    Only a package can be launched; a name is left to the page's own "Open ..." step.
+    """
+    if app and "." in app and " " not in app:
+        return app
+    return None
+
+
 def plan_jobs(
     extractions: list[Extraction], queries: dict[str, Query]
 ) -> tuple[list[Job], list[ExecutionResult]]:
@@ -90,7 +100,7 @@ def plan_jobs(
                 qid=ex.qid, url=ex.url, rank=ex.rank,
                 query=q.query if q else ex.query,
                 instructions=[s.text for s in ex.steps],
-                app=(q.app if q else None) or extra.get("package"),
+                app=_package(q.app if q else None) or extra.get("package"),
                 world=extra.get("world"),
             )
         )

@@ -30,6 +30,10 @@ class RunContext:
     config: RunConfig
     queries: Optional[Path] = None
     serp: Optional[Path] = None
+    #: qrels to attach as labels in the feature files (evaluation only)
+    qrels: Optional[Path] = None
+    #: a saved ranker or MLflow model URI for the rerank stage
+    model: Optional[str] = None
 
 
 def _count_lines(path: Path) -> int:
@@ -61,11 +65,40 @@ def _extract(ctx: RunContext) -> dict[str, Any]:
         return extract_stage(ctx.run_dir, ctx.config, done)
 
 
+def _execute(ctx: RunContext) -> dict[str, Any]:
+    from execution.runner import execute_run
+    from verirank.commands._common import progress
+    from verirank.commands.execution import _llm_client_if_needed
+
+    return execute_run(ctx.run_dir.path, ctx.config, llm_client=_llm_client_if_needed(ctx.config),
+                       progress=progress)
+
+
+def _features(ctx: RunContext) -> dict[str, Any]:
+    from verirank.commands.ranking import features_stage
+
+    counts = features_stage(ctx.run_dir.path, ctx.config, ctx.qrels)
+    counts.pop("feature_names", None)
+    return counts
+
+
+def _rerank(ctx: RunContext) -> dict[str, Any]:
+    from verirank.commands.ranking import rerank_stage
+
+    return rerank_stage(ctx.run_dir.path, ctx.config, ctx.model or str(BUNDLED_MODEL))
+
+
+#: the zero-shot ranker shipped with the project (datasets/models/README.md)
+BUNDLED_MODEL = Path(__file__).resolve().parents[2] / "datasets" / "models" / "lr-pretrain"
+
 #: the stages `verirank run` chains, in order
 STAGES: list[tuple[str, Callable[[RunContext], dict[str, Any]]]] = [
     ("search", _search),
     ("fetch", _fetch),
     ("extract", _extract),
+    ("execute", _execute),
+    ("features", _features),
+    ("rerank", _rerank),
 ]
 
 
@@ -91,19 +124,27 @@ def run(
         None, "--queries", "-q", help="Queries (JSONL or TSV). Omit together with --serp to run the bundled demo.",
     ),
     serp: Optional[Path] = typer.Option(None, "--serp", help="Stored search results (JSONL) for the serp-file backend."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory to create or resume (demo: runs/demo)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory to create or resume (bundled pages: runs/quickstart)."),
     allow_private_hosts: bool = typer.Option(
         False, "--allow-private-hosts", help="Allow pages on localhost/private networks (local corpora). The demo sets it.",
     ),
     extractor: Optional[str] = typer.Option(None, "--extractor", "-e", help="heuristic (default) or llm."),
+    devices: Optional[str] = typer.Option(
+        None, "--devices", "-d", help="Comma-separated device specs for stage 2: sim:WORLD or adb:SERIAL.",
+    ),
+    model: Optional[str] = typer.Option(
+        None, "--model", "-m", help="Ranker for the rerank stage: a saved model dir or MLflow URI "
+                                    "(default: the bundled zero-shot LR in datasets/models/lr-pretrain).",
+    ),
+    qrels: Optional[Path] = typer.Option(None, "--qrels", help="TREC qrels to add as labels to the feature files."),
     until: Optional[str] = typer.Option(None, "--until", help="Stop after this stage (e.g. fetch)."),
     config: Optional[list[Path]] = ConfigOpt,
     set_: Optional[list[str]] = SetOpt,
 ) -> None:
-    """Run the pipeline stages in order over one run directory (search -> fetch -> extract -> ...).
+    """Run the pipeline stages in order over one run directory: search -> fetch -> extract -> execute -> features -> rerank.
 
     With no --queries/--serp it runs the bundled demo: datasets/demo/ is served on
-    127.0.0.1 and the results go to runs/demo (no network, no API key). Each stage
+    127.0.0.1 and the results go to runs/quickstart (no network, no API key). Each stage
     resumes, so after an interruption re-run the same command. The manifest
     (DIR/manifest.json) records the config and counts of every stage.
 
@@ -121,19 +162,20 @@ def run(
     if not demo and queries is None:
         raise ConfigError("--serp was given without --queries")
     if not demo and out is None:
-        raise ConfigError("--out is required with --queries (the demo writes to runs/demo)")
-    out = out or Path("runs/demo")
+        raise ConfigError("--out is required with --queries (the bundled pages go to runs/quickstart)")
+    out = out or Path("runs/quickstart")
     cfg = resolve_config(config, set_, {
         "extraction.fetch.allow_private_hosts": True if (allow_private_hosts or demo) else None,
         "extraction.extract.extractor": extractor,
+        "execution.devices": [d.strip() for d in devices.split(",") if d.strip()] if devices else None,
     })
     run_dir = RunDir(out).ensure()
     if demo:
         typer.echo(f"running the bundled demo into {out}")
         with demo_inputs(out) as (demo_queries, demo_serp):
-            run_stages(RunContext(run_dir, cfg, demo_queries, demo_serp), until)
+            run_stages(RunContext(run_dir, cfg, demo_queries, demo_serp, qrels, model), until)
     else:
-        run_stages(RunContext(run_dir, cfg, queries, serp), until)
+        run_stages(RunContext(run_dir, cfg, queries, serp, qrels, model), until)
     typer.echo(f"done: see {out}/ (manifest.json lists what each stage did)")
 
 

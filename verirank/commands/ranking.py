@@ -31,11 +31,19 @@ def features(
 
       verirank features runs/demo --set ranking.features.relevance=llm
     """
+    cfg = resolve_config(config, set_)
+    counts = features_stage(run_dir, cfg, qrels)
+    typer.echo(f"features: {counts['pages']} pages of {counts['queries']} queries, {counts['verified']} verified")
+    for path in counts["files"]:
+        typer.echo(f"wrote {path}")
+
+
+def features_stage(run_dir: Path, cfg, qrels: Optional[Path] = None) -> dict:
+    """Compute and write the feature files of a run directory; returns the stage counts."""
     from ranking.features import attach_labels, build_feature_table, write_feature_files
     from ranking.metrics import read_qrels
     from verirank.store import RunDir
 
-    cfg = resolve_config(config, set_)
     labels = read_qrels(qrels) if qrels is not None else None
     run = RunDir(run_dir)
     run.start_stage("features", cfg.to_manifest())
@@ -52,9 +60,7 @@ def features(
     if labels is not None:
         counts["labelled_relevant"] = int((table["label"] > 0).sum())
     run.finish_stage("features", counts)
-    typer.echo(f"features: {counts['pages']} pages of {counts['queries']} queries, {counts['verified']} verified")
-    for path in paths.values():
-        typer.echo(f"wrote {path}")
+    return {**counts, "files": [str(p) for p in paths.values()]}
 
 
 @friendly_errors
@@ -81,22 +87,28 @@ def rerank(
 
       verirank rerank runs/demo --model runs:/4f2a.../model --set ranking.verified.rule=completed
     """
+    cfg = resolve_config(config, set_, {"ranking.rerank.order": order})
+    counts = rerank_stage(run_dir, cfg, model)
+    typer.echo(f"rerank: {counts['pages']} pages of {counts['queries']} queries, "
+               f"{counts['verified']} verified, {counts['moved']} moved")
+    typer.echo(f"wrote {Path(run_dir) / 'reranked.jsonl'}")
+    typer.echo(f"wrote {Path(run_dir) / 'reranked.trec'}")
+
+
+def rerank_stage(run_dir: Path, cfg, model: str) -> dict:
+    """Rerank a run directory with a saved model or MLflow URI; returns the stage counts."""
     from ranking.rerank import load_model, rerank_run
     from verirank.store import RunDir
 
-    cfg = resolve_config(config, set_, {"ranking.rerank.order": order})
     ranker = load_model(model, tracking_uri=cfg.ranking.tracking_uri)
     run = RunDir(run_dir)
     run.start_stage("rerank", cfg.to_manifest())
     items = rerank_run(run_dir, cfg, ranker)
     moved = sum(1 for it in items if it.rank != it.original_rank)
     counts = {"pages": len(items), "queries": len({it.qid for it in items}),
-              "verified": sum(it.verified for it in items), "moved": moved, "model": model}
+              "verified": sum(it.verified for it in items), "moved": moved, "model": str(model)}
     run.finish_stage("rerank", counts)
-    typer.echo(f"rerank: {counts['pages']} pages of {counts['queries']} queries, "
-               f"{counts['verified']} verified, {moved} moved")
-    typer.echo(f"wrote {Path(run_dir) / 'reranked.jsonl'}")
-    typer.echo(f"wrote {Path(run_dir) / 'reranked.trec'}")
+    return counts
 
 
 @friendly_errors

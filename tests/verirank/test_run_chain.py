@@ -1,0 +1,52 @@
+"""`verirank run` chains all three stages over the bundled pages, and resumes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from execution.records import ExecutionResult
+from extraction.records import Extraction
+from ranking.records import RankedItem
+from verirank.cli import app
+from verirank.store import read_jsonl
+
+
+def test_run_chains_extraction_execution_and_ranking(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "--out", str(out)])
+    # no --queries: the bundled pages under datasets/demo are served on 127.0.0.1
+    assert result.exit_code == 0, result.output
+    extractions = read_jsonl(out / "extraction.jsonl", Extraction)
+    executions = read_jsonl(out / "execution.jsonl", ExecutionResult)
+    ranked = read_jsonl(out / "reranked.jsonl", RankedItem)
+    assert {(e.qid, e.url) for e in extractions} == {(e.qid, e.url) for e in executions}
+    assert {(e.qid, e.url) for e in extractions} == {(r.qid, r.url) for r in ranked}
+    assert (out / "features.parquet").exists() and (out / "reranked.trec").exists()
+    # every page with steps ran on a device; pages without steps were skipped, not lost
+    with_steps = {(e.qid, e.url) for e in extractions if e.has_steps}
+    assert {(e.qid, e.url) for e in executions if e.status.value == "executed"} == with_steps
+    # verified pages come first in every reranked list
+    for qid in {r.qid for r in ranked}:
+        flags = [r.verified for r in sorted(ranked, key=lambda r: r.rank) if r.qid == qid]
+        assert flags == sorted(flags, reverse=True)
+    stages = [s["stage"] for s in json.loads((out / "manifest.json").read_text())["stages"]]
+    for name in ("search", "fetch", "extract", "execute", "features", "rerank"):
+        assert name in stages
+
+    # a second run resumes: nothing is redone or duplicated
+    again = CliRunner().invoke(app, ["run", "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    assert len(read_jsonl(out / "execution.jsonl", ExecutionResult)) == len(executions)
+    assert f"resumed={len(executions)}" in again.output  # every page was already done
+
+
+def test_until_stops_after_the_named_stage(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "--out", str(out), "--until", "extract"])
+    assert result.exit_code == 0, result.output
+    assert (out / "extraction.jsonl").exists() and not (out / "execution.jsonl").exists()
+    bad = CliRunner().invoke(app, ["run", "--out", str(out), "--until", "nope"])
+    assert bad.exit_code == 2 and "valid: search, fetch, extract, execute, features, rerank" in bad.output
