@@ -1,0 +1,662 @@
+"""What every experiment shares: options, the benchmark, the pipeline run, the pre-training
+set, evaluation helpers, result tables and MLflow.
+
+Working folder of an experiment (``--out``, default ``runs/experiments/full`` or
+``runs/experiments/small``)::
+
+    OUT/bench/         HowToBench build (built on first use; --bench to use another)
+    OUT/run/           the pipeline run over the benchmark (grounding on): every stage resumes
+    OUT/run-noground/  Table 7 only: extraction again with extraction.ground.enabled=false
+    OUT/pretrain/      the synthetic pre-training set (built on first use; --pretrain)
+    OUT/models/        rankers fitted by Table 5 and the ablation
+    OUT/<experiment>/  per-experiment outputs (TREC runs, plots)
+    OUT/mlflow.db      MLflow tracking store (--tracking-uri to change)
+
+Result tables go to ``experiments/results/<name>[-small].md`` and ``.json``
+(``--results`` to change).
+
+Labels (``qrels.txt``, ``labels/pages.jsonl`` of the build) are read only
+here, for evaluation; they never reach the pipeline, whose run directory
+holds queries, search results, pages and what the stages made of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from verirank.config import RunConfig
+from verirank.errors import ConfigError, StoreError, VerirankError
+
+__all__ = [
+    "METRICS", "FEATURE_GROUPS", "RESULTS_DIR", "Setup", "base_parser", "prepare", "ensure_bench",
+    "pipeline_config", "run_pipeline", "ensure_pretrain", "load_feature_table", "load_training_data",
+    "read_page_labels", "bench_qrels", "scores_run", "ordered_run", "original_run", "fit_ranker",
+    "md_table", "fmt", "write_result", "run_facts", "Tracker", "tracked", "log", "entry_point",
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = ROOT / "experiments" / "results"
+#: the metrics of the paper's Table 5
+METRICS: tuple[str, ...] = ("MRR", "P@1", "P@5", "NDCG@5")
+#: the paper's feature groups (Q4 ablation)
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "F1-F3 query/page": ("F1", "F2", "F3"),
+    "F4 judge": ("F4",),
+    "F5-F8 action terms": ("F5", "F6", "F7", "F8"),
+    "F9-F12 visible UI": ("F9", "F10", "F11", "F12"),
+    "F13-F16 distilled UI": ("F13", "F14", "F15", "F16"),
+    "F17-F18 positions": ("F17", "F18"),
+}
+EXPERIMENT_NAME = "verirank-experiments"
+_FINGERPRINT_FILE = "experiment-config.json"
+
+
+def log(message: str) -> None:
+    """One progress line on stderr."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# --- options --------------------------------------------------------------------------------
+
+
+def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The options every experiment takes."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--small", action="store_true",
+                   help="the small benchmark (12 queries x 10 pages over 4 worlds): a few minutes")
+    p.add_argument("--out", type=Path, default=None,
+                   help="working folder (default runs/experiments/full or runs/experiments/small)")
+    p.add_argument("--bench", type=Path, default=None,
+                   help="a HowToBench build to use (default OUT/bench, built when missing)")
+    p.add_argument("--pretrain", type=Path, default=None,
+                   help="a pre-training set from `verirank bench pretrain` (default OUT/pretrain, built when missing)")
+    p.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
+    p.add_argument("--tracking-uri", default=None, help="MLflow tracking URI (default sqlite:///OUT/mlflow.db)")
+    p.add_argument("--devices", type=int, default=2, help="simulators run in parallel (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="benchmark and pre-training set seed")
+    p.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
+    p.add_argument("--set", "-s", dest="sets", action="append", default=[],
+                   help="override one setting, e.g. --set execution.max_steps=20 (repeatable)")
+    # smaller subsets (tests): task definitions, pages per query, pre-training tasks
+    p.add_argument("--tasks", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--pages-per-query", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--pretrain-tasks", type=int, default=None, help=argparse.SUPPRESS)
+    return p
+
+
+@dataclass
+class Setup:
+    """Resolved options of one experiment invocation."""
+
+    args: argparse.Namespace
+    config: RunConfig
+    out: Path
+    bench: Path
+    pretrain: Path
+    results: Path
+    tracking_uri: str
+
+    @property
+    def size(self) -> str:
+        return "small" if self.args.small else "full"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.out / "run"
+
+    def result_name(self, name: str) -> str:
+        """``table5`` (full benchmark) or ``table5-small``."""
+        return f"{name}-small" if self.args.small else name
+
+
+def prepare(args: argparse.Namespace) -> Setup:
+    """Resolve the config and the folders named by the options."""
+    from verirank.commands._common import resolve_config, setup_env
+
+    setup_env()
+    if args.devices < 1:
+        raise ConfigError(f"--devices must be at least 1, got {args.devices}")
+    config = resolve_config(args.config, args.sets)
+    out = Path(args.out or Path("runs") / "experiments" / ("small" if args.small else "full"))
+    out.mkdir(parents=True, exist_ok=True)
+    uri = args.tracking_uri or f"sqlite:///{(out / 'mlflow.db').resolve()}"
+    return Setup(args=args, config=config, out=out, bench=Path(args.bench or out / "bench"),
+                 pretrain=Path(args.pretrain or out / "pretrain"), results=Path(args.results), tracking_uri=uri)
+
+
+# --- the benchmark --------------------------------------------------------------------------
+
+
+def ensure_bench(setup: Setup) -> Path:
+    """The HowToBench build of this experiment; built (seconds to a minute) when missing."""
+    from verirank.store import read_json
+
+    bench, args = setup.bench, setup.args
+    summary_path = bench / "howtobench.json"
+    if summary_path.exists():
+        summary = read_json(summary_path)
+        if args.bench is None and bool(summary.get("small")) != bool(args.small):
+            raise ConfigError(
+                f"{bench} holds the {'small' if summary.get('small') else 'full'} benchmark but this run asked "
+                f"for the {setup.size} one; use another --out or pass --bench explicitly")
+        for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "labels/pages.jsonl"):
+            if not (bench / name).exists():
+                raise StoreError(f"{bench} is an incomplete HowToBench build: {name} is missing; rebuild it")
+        return bench
+    if args.bench is not None:
+        raise StoreError(f"{bench} is not a HowToBench build (no howtobench.json); "
+                         "build one with `verirank bench build --out DIR`")
+    from verirank.bench.build import build_benchmark
+    from verirank.bench.tasks import TASKS_DIR
+
+    log(f"building HowToBench ({setup.size}) into {bench}")
+    report = build_benchmark(bench, small=args.small, seed=args.seed, tasks_dir=args.tasks or TASKS_DIR,
+                             pages_per_query=args.pages_per_query)
+    log(f"benchmark: {report.queries} queries, {report.pages} pages, {report.relevant} relevant")
+    return bench
+
+
+def bench_qrels(bench: Path) -> dict[str, dict[str, int]]:
+    """The benchmark's TREC qrels (labels: evaluation only)."""
+    from ranking.metrics import read_qrels
+
+    return read_qrels(bench / "qrels.txt")
+
+
+def read_page_labels(bench: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The hidden page sidecar (variant, has_steps, steps, relevant...) by (qid, url)."""
+    path = bench / "labels" / "pages.jsonl"
+    if not path.exists():
+        raise StoreError(f"{path} not found: the experiments need a HowToBench build with its labels/ folder")
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for lineno, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            out[(row["qid"], row["url"])] = row
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise StoreError(f"{path}:{lineno}: not a page label ({exc})") from exc
+    return out
+
+
+# --- the pipeline over the benchmark -----------------------------------------------------------
+
+
+def pipeline_config(config: RunConfig, bench: Path, devices: int) -> RunConfig:
+    """``config`` set up for the benchmark: its pre-filled page cache and ``devices`` simulators."""
+    from extraction.records import Query
+    from verirank.store import read_jsonl
+
+    cfg = config.model_copy(deep=True)
+    cfg.extraction.fetch.cache_dir = str((bench / "cache" / "pages").resolve())
+    worlds = [(q.model_extra or {}).get("world") for q in read_jsonl(bench / "queries.jsonl", Query)]
+    first = next((w for w in worlds if w), None)
+    if first is None:
+        raise StoreError(f"{bench}/queries.jsonl names no simulator world; the experiments run on sim:<world>")
+    cfg.execution.devices = [f"sim:{first}"] * devices
+    cfg.execution.route_by_world = True
+    return cfg
+
+
+def _fingerprint(config: RunConfig) -> dict[str, Any]:
+    """The settings that change what the stages produce (not how fast)."""
+    m = config.to_manifest()
+    execution = {k: v for k, v in m["execution"].items()
+                 if k not in ("devices", "executor", "ray_address", "ray_num_cpus", "max_attempts")}
+    return {
+        "extraction": {k: m["extraction"][k] for k in ("clean", "extract", "ground")},
+        "execution": execution,
+        "features": m["ranking"]["features"],
+        "verified": m["ranking"]["verified"],
+        "llm_model": m["llm"]["model"],
+    }
+
+
+def _check_fingerprint(folder: Path, config: RunConfig, bench: Path) -> None:
+    """Refuse to resume a folder made with other settings (mixed outputs would be silently wrong).
+
+    Settings added to the config after the folder was made are not compared
+    (their defaults are assumed to keep the old behaviour).
+    """
+    from verirank.store import atomic_write_json, read_json
+
+    summary = read_json(bench / "howtobench.json")
+    current = json.loads(json.dumps({
+        "fingerprint": _fingerprint(config),
+        "bench": {k: summary.get(k) for k in ("name", "seed", "small", "queries", "pages")},
+    }))
+    path = folder / _FINGERPRINT_FILE
+    if path.exists():
+        diff = _diff(read_json(path), current)
+        if diff:
+            raise ConfigError(
+                f"{folder} was made with other settings or another benchmark ({'; '.join(diff[:5])}); "
+                "use another --out, or delete the folder to start over")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, current)
+
+
+def _diff(then: Any, now: Any, prefix: str = "") -> list[str]:
+    """Differences between two settings trees, on the keys both have."""
+    if isinstance(then, dict) and isinstance(now, dict):
+        out = []
+        for key in sorted(set(then) & set(now)):
+            out += _diff(then[key], now[key], f"{prefix}.{key}" if prefix else key)
+        return out
+    return [] if then == now else [f"{prefix}: {then!r} then, {now!r} now"]
+
+
+def _finished(run: Any, stage: str, after: Optional[str] = None) -> bool:
+    """True when the last ``stage`` entry of the manifest finished (and came after ``after``'s)."""
+    stages = run.read_manifest().get("stages", [])
+    last = max((i for i, e in enumerate(stages) if e.get("stage") == stage), default=None)
+    if last is None or "finished" not in stages[last]:
+        return False
+    if after is not None:
+        other = max((i for i, e in enumerate(stages) if e.get("stage") == after), default=-1)
+        return last > other
+    return True
+
+
+def _fetch_from_bench(run: Any, config: RunConfig) -> dict[str, int]:
+    """Stage 1 fetch with the real fetcher, every page served by the benchmark's page cache.
+
+    The benchmark's hosts are fictional (``*.example``): the SSRF guard would
+    refuse them at name resolution, before the cache is consulted. They are
+    exempted here by exact host:port; a page missing from the cache still
+    fails (connection error), it is never invented.
+    """
+    from extraction.fetch import Fetcher
+    from extraction.pagecache import PageCache
+    from extraction.records import Page, SearchResult
+    from extraction.urlguard import UrlGuard
+    from verirank.store import JsonlAppender, read_jsonl
+
+    results = read_jsonl(run / "serp.jsonl", SearchResult)
+    hosts = set()
+    for r in results:
+        parts = urlsplit(r.url)
+        hosts.add(f"{(parts.hostname or '').lower()}:{parts.port or (443 if parts.scheme == 'https' else 80)}")
+    fcfg = config.extraction.fetch
+    run.start_stage("fetch", config.to_manifest())
+    fetcher = Fetcher(fcfg, PageCache.for_run(run.path, fcfg.cache_dir),
+                      guard=UrlGuard(allow_private_hosts=fcfg.allow_private_hosts, exempt_hosts=frozenset(hosts)))
+    with JsonlAppender(run / "pages.jsonl", Page) as appender:
+        counts = fetcher.fetch_all(results, appender)
+    run.finish_stage("fetch", counts)
+    return counts
+
+
+def _bar(total: int, desc: str) -> Any:
+    from verirank.commands._common import progress
+
+    return progress(total=total, desc=desc, unit="page")
+
+
+def run_pipeline(bench: Path, run_dir: Path, config: RunConfig, until: str = "features",
+                 copy_pages_from: Optional[Path] = None) -> dict[str, Any]:
+    """search -> fetch -> extract [-> execute -> features] over the benchmark into ``run_dir``.
+
+    Every stage resumes: a stage that finished after the stage before it is
+    skipped, a stage cut short continues where it stopped (its appender skips
+    the pages already written). ``config`` comes from :func:`pipeline_config`.
+    ``copy_pages_from`` reuses another run's search and fetch output (same
+    benchmark), so a variant of stage 1 does not fetch again.
+    Returns the counts of the stages that ran.
+    """
+    import shutil
+
+    from extraction.pipeline import extract_stage, search_stage
+    from verirank.store import RunDir
+
+    if until not in ("extract", "features"):
+        raise ConfigError(f"until must be 'extract' or 'features', got {until!r}")
+    run = RunDir(run_dir).ensure()
+    _check_fingerprint(run.path, config, bench)
+    counts: dict[str, Any] = {}
+
+    if copy_pages_from is not None and not (run / "pages.jsonl").exists():
+        for name in ("queries.jsonl", "serp.jsonl", "pages.jsonl"):
+            shutil.copyfile(Path(copy_pages_from) / name, run / name)
+        run.start_stage("search", config.to_manifest())
+        run.finish_stage("search", {"copied_from": str(copy_pages_from)})
+        run.start_stage("fetch", config.to_manifest())
+        run.finish_stage("fetch", {"copied_from": str(copy_pages_from)})
+    if not _finished(run, "search"):
+        counts["search"] = search_stage(run, config, bench / "queries.jsonl", bench / "serp.jsonl")
+    if not _finished(run, "fetch", after="search"):
+        counts["fetch"] = _fetch_from_bench(run, config)
+    if not _finished(run, "extract", after="fetch"):
+        n = sum(1 for line in (run / "pages.jsonl").open("rb") if line.strip())
+        log(f"extract: {n} pages -> {run.path}/extraction.jsonl")
+        with contextlib.closing(_bar(n, "extract")) as bar:
+            counts["extract"] = extract_stage(run, config, bar.update)
+    if until == "extract":
+        return counts
+    if not _finished(run, "execute", after="extract"):
+        from execution.runner import execute_run
+
+        log(f"execute on {len(config.execution.devices)} simulator(s)")
+        counts["execute"] = execute_run(run.path, config, progress=_progress_factory())
+    if not _finished(run, "features", after="execute") or not (run / "features.parquet").exists():
+        from ranking.features import build_feature_table, write_feature_files
+
+        log("features F1-F18")
+        run.start_stage("features", config.to_manifest())
+        table = build_feature_table(run.path, config)
+        write_feature_files(run.path, table)
+        counts["features"] = {"pages": len(table), "verified": int(table["verified"].sum())}
+        run.finish_stage("features", counts["features"])
+    return counts
+
+
+def _progress_factory() -> Callable[..., Any]:
+    from verirank.commands._common import progress
+
+    return lambda total=None, desc="", unit="it": progress(total=total, desc=desc, unit=unit)
+
+
+def load_feature_table(run_dir: Path, qrels: Mapping[str, Mapping[str, int]]) -> Any:
+    """``features.parquet`` of a run with the ``label`` column joined from ``qrels``."""
+    from ranking.features import attach_labels
+    from verirank.store import read_parquet
+
+    path = Path(run_dir) / "features.parquet"
+    if not path.exists():
+        raise StoreError(f"{path} not found: the pipeline run did not reach the features stage")
+    return attach_labels(read_parquet(path), qrels)
+
+
+# --- the pre-training set ------------------------------------------------------------------------
+
+
+def ensure_pretrain(setup: Setup, config: RunConfig) -> Path:
+    """The synthetic pre-training set (``verirank bench pretrain``); built when missing.
+
+    Built with the same execution and feature settings as the test run, so
+    train and test features mean the same thing.
+    """
+    from verirank.bench.pretrain import build_pretrain
+    from verirank.bench.tasks import TASKS_DIR
+
+    folder, args = setup.pretrain, setup.args
+    if (folder / "pretrain_stats.json").exists():
+        _check_pretrain_settings(folder, config)
+        for split in ("train", "valid"):
+            if not (folder / split / "features.parquet").exists():
+                raise StoreError(f"{folder}/{split}/features.parquet is missing: the pre-training set was built "
+                                 "with --no-features; rebuild it")
+        return folder
+    if folder.exists() and any(folder.iterdir()):
+        raise StoreError(f"{folder} holds an unfinished pre-training set (no pretrain_stats.json); "
+                         "delete it and run again (it is rebuilt in a few minutes)")
+    log(f"building the pre-training set into {folder}")
+    build_pretrain(folder, config, seed=args.seed, tasks_dir=args.tasks or TASKS_DIR,
+                   max_tasks=args.pretrain_tasks, progress=_progress_factory())
+    return folder
+
+
+def _check_pretrain_settings(folder: Path, config: RunConfig) -> None:
+    """Train and test features must come from the same execution and feature settings.
+
+    The pre-training set records its config in ``manifest.json`` (stage execute).
+    """
+    from verirank.store import RunDir
+
+    stored = RunDir(folder).read_manifest().get("config")
+    if not stored:
+        return
+    try:
+        then = _fingerprint(RunConfig.model_validate(stored))
+    except Exception:  # written by another verirank version: nothing to compare
+        log(f"warning: cannot read the config of {folder}/manifest.json; not checking its settings")
+        return
+    now = _fingerprint(config)
+    diff = []
+    for part in ("execution", "features", "verified"):
+        diff += _diff(then[part], now[part], part)
+    if diff:
+        raise ConfigError(
+            f"the pre-training set {folder} was built with other settings than this run ({'; '.join(diff[:5])}); "
+            "train and test features would not mean the same thing: pass --pretrain with a matching set, "
+            "or delete it to rebuild")
+
+
+def load_training_data(pretrain: Path, features: Optional[Sequence[str]] = None) -> tuple[Any, Any]:
+    """(train, valid) :class:`LTRData` of the pre-training set, restricted to ``features``."""
+    from ranking.models.data import frame_to_ltr
+    from verirank.store import read_parquet
+
+    parts = []
+    for split in ("train", "valid"):
+        path = pretrain / split / "features.parquet"
+        frame = read_parquet(path)
+        if len(frame) == 0:
+            parts.append(None)
+            continue
+        parts.append(frame_to_ltr(frame, "label", features, where=str(path)))
+    if parts[0] is None:
+        raise StoreError(f"{pretrain}/train holds no rows: the pre-training set is empty")
+    return parts[0], parts[1]
+
+
+def fit_ranker(name: str, train: Any, valid: Any, config: RunConfig) -> Any:
+    """A ranker fitted on the pre-training set (validation split for early stopping)."""
+    from ranking.experiment import build_model
+
+    model = build_model(name, config.ranking.train, config.ranking.seed)
+    eval_set = (valid.X, valid.y, valid.qids) if valid is not None and valid.y.sum() > 0 else None
+    return model.fit(train.X, train.y, train.qids, feature_names=train.feature_names, eval_set=eval_set)
+
+
+# --- runs from scores ------------------------------------------------------------------------------
+
+
+def scores_run(table: Any, scores: Sequence[float]) -> dict[str, dict[str, float]]:
+    """A TREC-style run from one score per row of a feature table."""
+    from ranking.metrics import run_from_scores
+
+    return run_from_scores(list(table["qid"].astype(str)), list(table["url"].astype(str)), list(scores))
+
+
+def ordered_run(table: Any, scores: Sequence[float], order: str) -> dict[str, dict[str, float]]:
+    """The run a reranker outputs, as scores = -position.
+
+    ``score``: every page by score; ``verified-first``: verified pages first by
+    score, the rest in original order (:func:`ranking.rerank.rerank`). Equal
+    scores keep the original order in both (not trec_eval's doc-id order).
+    """
+    from ranking.rerank import rerank
+
+    if order == "score":
+        return scores_run(table, _tie_broken(table, scores))
+    ranked = rerank(table, np.asarray(scores, dtype=np.float64), order)
+    return scores_run(ranked, -ranked["rank"].to_numpy(dtype=np.float64))
+
+
+def _tie_broken(table: Any, scores: Sequence[float]) -> np.ndarray:
+    """Scores as positions: score descending, ties in original order (not by URL)."""
+    ranked = table.assign(_s=np.asarray(scores, dtype=np.float64)).reset_index(drop=True)
+    ranked["_row"] = np.arange(len(ranked))
+    ranked = ranked.sort_values(["qid", "_s", "rank"], ascending=[True, False, True], kind="stable")
+    ranked["_pos"] = ranked.groupby("qid", sort=False).cumcount() + 1
+    out = np.zeros(len(ranked))
+    out[ranked["_row"].to_numpy()] = -ranked["_pos"].to_numpy(dtype=np.float64)
+    return out
+
+
+def original_run(table: Any) -> dict[str, dict[str, float]]:
+    """The search engine's order: score = -original rank."""
+    return scores_run(table, -table["rank"].to_numpy(dtype=np.float64))
+
+
+# --- tables and result files -------------------------------------------------------------------------
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """Numbers for tables: fixed digits; None as a dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return "n/a" if not np.isfinite(value) else f"{float(value):.{digits}f}"
+    return str(value)
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int = 1) -> str:
+    """A Markdown table; columns from ``numeric_from`` on are right-aligned."""
+    align = ["---" if i < numeric_from else "---:" for i in range(len(headers))]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(align) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(c if isinstance(c, str) else fmt(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_result(setup: Setup, name: str, markdown: str, data: Mapping[str, Any]) -> dict[str, Path]:
+    """Write ``RESULTS/<name>[-small].md`` and ``.json``; returns both paths."""
+    from verirank.store import atomic_write_json, atomic_write_text
+
+    stem = setup.result_name(name)
+    paths = {"md": setup.results / f"{stem}.md", "json": setup.results / f"{stem}.json"}
+    atomic_write_text(paths["md"], markdown)
+    atomic_write_json(paths["json"], _jsonable(dict(data)))
+    log(f"wrote {paths['md']}")
+    return paths
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def run_facts(setup: Setup, bench: Path) -> dict[str, Any]:
+    """What a result was computed from (written into every result file)."""
+    from verirank.store import git_sha, read_json
+
+    summary = read_json(bench / "howtobench.json")
+    sha, changed = git_sha(), _uncommitted_files()
+    return {
+        "benchmark": {k: summary.get(k) for k in ("name", "seed", "queries", "pages", "relevant", "worlds")},
+        "git_sha": sha,
+        "uncommitted_files": changed,
+        "code": f"git {sha[:10]}" + (f" + {changed} uncommitted file(s)" if changed else ""),
+        "predictor": setup.config.execution.predictor,
+        "judge": setup.config.execution.judge,
+        "extractor": setup.config.extraction.extract.extractor,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def _uncommitted_files() -> Optional[int]:
+    """How many files of the checkout differ from the commit (None outside a git checkout)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sum(1 for line in out.splitlines() if line.strip())
+
+
+# --- MLflow ------------------------------------------------------------------------------------
+
+
+class Tracker:
+    """One MLflow run per experiment invocation; nested runs per system."""
+
+    def __init__(self, run_id: str):
+        self.run_id = run_id
+
+    def params(self, params: Mapping[str, Any]) -> None:
+        from ranking import tracking
+
+        tracking.log_params(params)
+
+    def metrics(self, values: Mapping[str, float], prefix: str = "") -> None:
+        import mlflow
+
+        from ranking.tracking import metric_key
+
+        clean = {metric_key(f"{prefix}{k}"): float(v) for k, v in values.items()
+                 if v is not None and np.isfinite(float(v))}
+        if clean:
+            mlflow.log_metrics(clean)
+
+    def system(self, name: str, result: Any, run: Optional[Mapping[str, Any]] = None,
+               params: Optional[Mapping[str, Any]] = None) -> None:
+        """A nested run for one system: its test metrics, per-query values and TREC run."""
+        import mlflow
+
+        from ranking import tracking
+
+        with mlflow.start_run(run_name=name, nested=True, tags={"verirank.kind": "experiment-system"}):
+            if params:
+                tracking.log_params(params)
+            tracking.log_eval(result, "test")
+            tracking.log_per_query(result)
+            if run is not None:
+                tracking.log_run_file(run, name="run.trec", tag=name.replace(" ", "_"))
+
+    def artifacts(self, paths: Sequence[Path]) -> None:
+        import mlflow
+
+        for path in paths:
+            mlflow.log_artifact(str(path))
+
+
+@contextlib.contextmanager
+def tracked(setup: Setup, name: str, params: Optional[Mapping[str, Any]] = None) -> Iterator[Tracker]:
+    """An MLflow run named after the experiment, with its config and options as params."""
+    from ranking import tracking
+
+    tracking.configure(setup.tracking_uri, EXPERIMENT_NAME)
+    with tracking.start_run("experiment", run_name=setup.result_name(name),
+                            tags={"verirank.experiment": name, "verirank.size": setup.size}) as run:
+        tracker = Tracker(run.info.run_id)
+        tracking.log_config(setup.config.to_manifest())
+        tracker.params({"experiment": name, "size": setup.size, "bench": str(setup.bench),
+                        "devices": setup.args.devices, **(params or {})})
+        yield tracker
+
+
+# --- entry points ---------------------------------------------------------------------------------
+
+
+def entry_point(run: Callable[[Optional[list[str]]], Any]) -> Callable[[Optional[list[str]]], int]:
+    """``main(argv) -> exit code``: verirank's errors become one line on stderr and exit code 2."""
+
+    def main(argv: Optional[list[str]] = None) -> int:
+        try:
+            run(argv)
+        except VerirankError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("interrupted: finished pages are saved; run the same command again to resume", file=sys.stderr)
+            return 130
+        return 0
+
+    return main
