@@ -133,7 +133,7 @@ def run(argv: Optional[list[str]] = None) -> dict[str, Any]:
                               "significance_vs_all": [t.to_dict() for t in tests.values()]})
     png = setup.results / f"{setup.result_name(NAME)}.png"
     chart_png(deltas, png)
-    facts = run_facts(setup, bench)
+    facts = run_facts(setup, bench, [pretrain])
     markdown = "\n".join([
         f"# Feature ablation ({facts['benchmark']['name']})",
         "",

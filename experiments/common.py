@@ -59,6 +59,8 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
 }
 EXPERIMENT_NAME = "verirank-experiments"
 _FINGERPRINT_FILE = "experiment-config.json"
+#: which code made each stage of a run (git sha + uncommitted files when the stage started)
+_CODE_FILE = "experiment-code.json"
 
 
 def log(message: str) -> None:
@@ -335,12 +337,15 @@ def run_pipeline(bench: Path, run_dir: Path, config: RunConfig, until: str = "fe
         run.start_stage("fetch", config.to_manifest())
         run.finish_stage("fetch", {"copied_from": str(copy_pages_from)})
     if not _finished(run, "search"):
+        _record_code(run.path, "search")
         counts["search"] = search_stage(run, config, bench / "queries.jsonl", bench / "serp.jsonl")
     if not _finished(run, "fetch", after="search"):
+        _record_code(run.path, "fetch")
         counts["fetch"] = _fetch_from_bench(run, config)
     if not _finished(run, "extract", after="fetch"):
         n = sum(1 for line in (run / "pages.jsonl").open("rb") if line.strip())
         log(f"extract: {n} pages -> {run.path}/extraction.jsonl")
+        _record_code(run.path, "extract")
         with contextlib.closing(_bar(n, "extract")) as bar:
             counts["extract"] = extract_stage(run, config, bar.update)
     if until == "extract":
@@ -349,17 +354,48 @@ def run_pipeline(bench: Path, run_dir: Path, config: RunConfig, until: str = "fe
         from execution.runner import execute_run
 
         log(f"execute on {len(config.execution.devices)} simulator(s)")
+        _record_code(run.path, "execute")
         counts["execute"] = execute_run(run.path, config, progress=_progress_factory())
     if not _finished(run, "features", after="execute") or not (run / "features.parquet").exists():
         from ranking.features import build_feature_table, write_feature_files
 
         log("features F1-F18")
+        _record_code(run.path, "features")
         run.start_stage("features", config.to_manifest())
         table = build_feature_table(run.path, config)
         write_feature_files(run.path, table)
         counts["features"] = {"pages": len(table), "verified": int(table["verified"].sum())}
         run.finish_stage("features", counts["features"])
     return counts
+
+
+def code_state() -> str:
+    """``git SHA`` of the checkout, plus the number of uncommitted tracked files if any."""
+    from verirank.store import git_sha
+
+    sha, changed = git_sha(), _uncommitted_files()
+    return f"git {sha[:10]}" + (f" + {changed} uncommitted file(s)" if changed else "")
+
+
+def _record_code(folder: Path, stage: str, state: Optional[str] = None) -> None:
+    """Remember which code ran ``stage`` of a run (a resumed stage lists every state it ran with)."""
+    from verirank.store import atomic_write_json, read_json
+
+    path = Path(folder) / _CODE_FILE
+    record = read_json(path) if path.exists() else {}
+    states = record.setdefault(stage, [])
+    state = state or code_state()
+    if state not in states:
+        states.append(state)
+    atomic_write_json(path, record)
+
+
+def pipeline_code(run_dir: Path) -> dict[str, list[str]]:
+    """The code states recorded for each stage of a run (empty for runs made before this was kept)."""
+    from verirank.store import read_json
+
+    path = Path(run_dir) / _CODE_FILE
+    return read_json(path) if path.exists() else {}
 
 
 def _progress_factory() -> Callable[..., Any]:
@@ -376,7 +412,13 @@ def load_feature_table(run_dir: Path, qrels: Mapping[str, Mapping[str, int]]) ->
     path = Path(run_dir) / "features.parquet"
     if not path.exists():
         raise StoreError(f"{path} not found: the pipeline run did not reach the features stage")
-    return attach_labels(read_parquet(path), qrels)
+    table = read_parquet(path)
+    # a query missing from the run would silently score 0 for every system
+    missing = sorted(set(qrels) - set(table["qid"]))
+    if missing:
+        raise StoreError(f"{path} lacks {len(missing)} judged queries (e.g. {missing[0]}): the run is incomplete "
+                         "or made from another benchmark; run the experiment again to resume")
+    return attach_labels(table, qrels)
 
 
 # --- the pre-training set ------------------------------------------------------------------------
@@ -403,8 +445,10 @@ def ensure_pretrain(setup: Setup, config: RunConfig) -> Path:
         raise StoreError(f"{folder} holds an unfinished pre-training set (no pretrain_stats.json); "
                          "delete it and run again (it is rebuilt in a few minutes)")
     log(f"building the pre-training set into {folder}")
+    state = code_state()
     build_pretrain(folder, config, seed=args.seed, tasks_dir=args.tasks or TASKS_DIR,
                    max_tasks=args.pretrain_tasks, progress=_progress_factory())
+    _record_code(folder, "pretrain", state)  # the code when the build started
     return folder
 
 
@@ -551,17 +595,27 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def run_facts(setup: Setup, bench: Path) -> dict[str, Any]:
-    """What a result was computed from (written into every result file)."""
+def run_facts(setup: Setup, bench: Path, folders: Sequence[Path] = ()) -> dict[str, Any]:
+    """What a result was computed from (written into every result file).
+
+    ``code`` names the code that evaluated and the code that ran the pipeline
+    stages of ``OUT/run`` and of ``folders`` (e.g. the pre-training set).
+    """
     from verirank.store import git_sha, read_json
 
     summary = read_json(bench / "howtobench.json")
-    sha, changed = git_sha(), _uncommitted_files()
+    stages = {}
+    for folder in (setup.run_dir, *folders):
+        for stage, states in pipeline_code(folder).items():
+            stages[f"{Path(folder).name}/{stage}"] = states
+    evaluation = code_state()
+    pipeline = sorted({s for states in stages.values() for s in states})
     return {
         "benchmark": {k: summary.get(k) for k in ("name", "seed", "queries", "pages", "relevant", "worlds")},
-        "git_sha": sha,
-        "uncommitted_files": changed,
-        "code": f"git {sha[:10]}" + (f" + {changed} uncommitted file(s)" if changed else ""),
+        "git_sha": git_sha(),
+        "uncommitted_files": _uncommitted_files(),
+        "pipeline_code": stages,
+        "code": f"evaluation {evaluation}" + (f"; pipeline run {', '.join(pipeline)}" if pipeline else ""),
         "predictor": setup.config.execution.predictor,
         "judge": setup.config.execution.judge,
         "extractor": setup.config.extraction.extract.extractor,

@@ -157,7 +157,7 @@ def run(argv: Optional[list[str]] = None) -> dict[str, Any]:
 
     main_md, main_rows = format_table(list(ROWS), results, tests)
     plain_md, plain_rows = format_table([ORACLE, ORIGINAL, *plain], plain_results, plain_tests)
-    facts = run_facts(setup, bench)
+    facts = run_facts(setup, bench, [pretrain])
     n_queries = len(results[ORIGINAL].per_query)
     f4_positive = int((table["F4"] > 0).sum())
     verified = int(table["verified"].sum())

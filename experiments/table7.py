@@ -156,7 +156,7 @@ def run(argv: Optional[list[str]] = None) -> dict[str, Any]:
     variants = sorted({v for s in scores.values() for v in s["false_extractions_by_variant"]})
     for v in variants:
         fp_rows.append([v, *(s["false_extractions_by_variant"].get(v, 0) for s in scores.values())])
-    facts = run_facts(setup, bench)
+    facts = run_facts(setup, bench, [setup.out / "run-noground"])
     markdown = "\n".join([
         f"# Table 7: extraction with and without grounding ({facts['benchmark']['name']})",
         "",

@@ -293,3 +293,10 @@ def test_table7_flags_runs_made_by_different_extractor_output():
     b = {("q", "u1"): ext("u1", ["Open Settings"]), ("q", "u2"): ext("u2", ["Tap Display"])}
     assert table7.raw_output_mismatches(a, a) == []
     assert table7.raw_output_mismatches(a, b) == [("q", "u2")]
+
+
+def test_results_name_the_code_of_every_stage(t5):
+    data = _json(t5["paths"]["json"])
+    for stage in ("run/extract", "run/execute", "run/features", "pretrain/pretrain"):
+        assert data["pipeline_code"][stage] and data["pipeline_code"][stage][0].startswith("git ")
+    assert "pipeline run git " in t5["paths"]["md"].read_text("utf-8")
