@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from extraction.ground import lcs_length
 from experiments.common import (
     base_parser, ensure_bench, entry_point, fmt, log, md_table, pipeline_config, prepare, read_page_labels,
     run_facts, run_pipeline, tracked, write_result,
@@ -45,19 +46,6 @@ _WORD = re.compile(r"[a-z0-9]+")
 def words(texts: list[str]) -> list[str]:
     """Lower-case word tokens of a list of step texts (guillemet markers and punctuation dropped)."""
     return [w for t in texts for w in _WORD.findall(t.lower())]
-
-
-def lcs_length(a: list[str], b: list[str]) -> int:
-    """Length of the longest common subsequence of two token lists (O(len(a) * len(b)))."""
-    if not a or not b:
-        return 0
-    prev = [0] * (len(b) + 1)
-    for x in a:
-        cur = [0]
-        for j, y in enumerate(b, start=1):
-            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
-        prev = cur
-    return prev[-1]
 
 
 def step_match(page_steps: list[str], extracted: list[str]) -> tuple[float, float]:

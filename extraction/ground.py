@@ -113,7 +113,8 @@ def tokenize(text: str) -> list[str]:
     return list(_tokenize_cached(text))
 
 
-def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence of two token lists."""
     if not a or not b:
         return 0
     prev = [0] * (len(b) + 1)
@@ -127,7 +128,7 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
 
 def rouge_l(step: Sequence[str], reference: Sequence[str]) -> tuple[float, float, float]:
     """(precision on the step side, recall, F1) of ROUGE-L between token lists."""
-    lcs = _lcs(step, reference)
+    lcs = lcs_length(step, reference)
     if lcs == 0:
         return 0.0, 0.0, 0.0
     p, r = lcs / len(step), lcs / len(reference)
