@@ -12,7 +12,9 @@ uncaught exceptions and failed resource loads, then measures every ``<img>``
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -103,27 +105,52 @@ def check_page(url: str, timeout: float = 90.0) -> PageCheck:
     """Load ``url`` in a fresh headless Chromium and return what happened."""
     if CHROMIUM is None:
         raise RuntimeError("chromium is not installed")
-    with tempfile.TemporaryDirectory(prefix="verirank-chromium-") as tmp:
-        profile = Path(tmp)
-        proc = subprocess.Popen([CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    profile = Path(tempfile.mkdtemp(prefix="verirank-chromium-"))
+    # Its own session, so that the renderer and GPU helpers can be stopped as one group:
+    # the browser process exits before its children stop writing into the profile.
+    proc = subprocess.Popen([CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        port = _devtools_port(profile, proc)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
+            targets = json.loads(resp.read())
+        page = next(t for t in targets if t.get("type") == "page")
+        tools = _DevTools(page["webSocketDebuggerUrl"])
         try:
-            port = _devtools_port(profile, proc)
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
-                targets = json.loads(resp.read())
-            page = next(t for t in targets if t.get("type") == "page")
-            tools = _DevTools(page["webSocketDebuggerUrl"])
-            try:
-                return _inspect(tools, url, timeout)
-            finally:
-                tools.close()
+            return _inspect(tools, url, timeout)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            tools.close()
+    finally:
+        _stop_group(proc)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a pid reused by another user
+        return False
+    return True
+
+
+def _stop_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """Stop the browser and every process it started, and wait until all are gone."""
+    pgid = proc.pid  # start_new_session makes the browser its group's leader
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            proc.poll()  # reap the leader so it does not linger as a zombie
+            if not _group_alive(pgid):
+                return
+            time.sleep(0.05)
+    proc.wait()
 
 
 def _inspect(tools: _DevTools, url: str, timeout: float) -> PageCheck:
