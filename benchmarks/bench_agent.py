@@ -20,7 +20,7 @@ from pathlib import Path
 
 from execution.agent import run_episode
 from execution.predict import HeuristicPredictor
-from execution.sim.device import SimDevice
+from phonesim.device import SimDevice
 from execution.uicontext import UIContext
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,7 +33,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")
 
-from verirank.config import load_config  # noqa: E402
+from verirank_core.config import load_config
 from verirank.demo import SMALL_DATA, STAGES, DemoOptions, format_summary, run_demo  # noqa: E402
 
 

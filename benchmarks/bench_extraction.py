@@ -72,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     from extraction.localsite import serve_folder
     from extraction.pipeline import extract_stage, fetch_stage, search_stage
     from extraction.records import Extraction
-    from verirank.config import load_config
-    from verirank.embed import default_encoder
-    from verirank.store import RunDir, read_jsonl
+    from verirank_core.config import load_config
+    from verirank_core.embed import default_encoder
+    from verirank_core.store import RunDir, read_jsonl
 
     with tempfile.TemporaryDirectory(prefix="bench-extraction-") as tmp:
         tmp = Path(tmp)

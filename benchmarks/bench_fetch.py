@@ -24,11 +24,11 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from support_http import Reply, serve  # noqa: E402
 
-from extraction.config import FetchConfig  # noqa: E402
+from verirank_core.extraction_config import FetchConfig
 from extraction.fetch import Fetcher  # noqa: E402
 from extraction.pagecache import PageCache  # noqa: E402
 from extraction.records import Page, SearchResult  # noqa: E402
-from verirank.store import JsonlAppender  # noqa: E402
+from verirank_core.store import JsonlAppender
 
 
 def _page(i: int, size: int) -> bytes:

@@ -17,8 +17,8 @@ import platform
 import time
 from pathlib import Path
 
-from execution.sim.simulator import Simulator
-from execution.sim.world import load_world
+from phonesim.simulator import Simulator
+from phonesim.world import load_world
 
 WORLDS = ("android13-settings", "android9-settings", "video-app", "maps-app")
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_simulator.json"

@@ -20,8 +20,8 @@ import subprocess
 import time
 from typing import Literal, Optional
 
-from execution.device import AppInfo, Device, DeviceInfo, Key
-from verirank.errors import DeviceError
+from verirank_core.device import AppInfo, Device, DeviceInfo, Key
+from verirank_core.errors import DeviceError
 
 log = logging.getLogger(__name__)
 

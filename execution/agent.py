@@ -41,14 +41,14 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Optional
 
-from execution.device import Device
+from verirank_core.device import Device
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext
 from execution.proxy import ExecutionProxy
 from execution.records import Action, StepRecord, StopReason, Trajectory
 from execution.safety import SafetyPolicy
 from execution.uicontext import UIContext
-from verirank.errors import DeviceError, SchemaError, StoreError
-from verirank.store import atomic_write_bytes, atomic_write_json, atomic_write_text
+from verirank_core.errors import DeviceError, SchemaError, StoreError
+from verirank_core.store import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 __all__ = ["run_episode", "save_trajectory", "load_trajectory", "action_key", "TRAJECTORY_FILE"]
 
@@ -125,7 +125,7 @@ def run_episode(
     to :class:`ExecutionProxy` defaults. ``extra_context`` reaches the
     predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
     judge. ``keep_screens`` earlier screenshots are offered to predictors
-    that want them. ``ui_map`` (an ``execution.worlds.UIMap``) is offered to
+    that want them. ``ui_map`` (an ``phonesim.worlds.UIMap``) is offered to
     the predictor; without one, a predictor with ``use_ui_map`` gets the
     device's map (:func:`execution.predict.uimap.ui_map_for_device`).
     """

@@ -44,7 +44,7 @@ from execution.distill import Control, control_from_json
 from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
 from execution.records import StepRecord, StopReason, Trajectory
-from verirank.errors import ConfigError
+from verirank_core.errors import ConfigError
 
 __all__ = ["Judge", "JudgeResult", "HeuristicJudge", "LLMJudge", "make_judge", "JUDGES"]
 
@@ -311,7 +311,7 @@ _LLM_SYSTEM = (
 
 
 class LLMJudge(Judge):
-    """F4 from a (vision) LLM through ``verirank.llm.LLMClient``."""
+    """F4 from a (vision) LLM through ``verirank_core.llm.LLMClient``."""
 
     name = "llm"
 
@@ -325,7 +325,7 @@ class LLMJudge(Judge):
         return f"LLMJudge(max_screens={self.max_screens})"
 
     def messages(self, trajectory: Trajectory, traj_dir: Optional[Path]) -> list[dict[str, Any]]:
-        from verirank.llm import image_part
+        from verirank_core.llm import image_part
 
         lines = ["Instructions:"] + [f"{i}. {s}" for i, s in enumerate(trajectory.instructions)]
         if trajectory.query:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from execution.device import Device
+from verirank_core.device import Device
 from execution.distill import Control
 from execution.predict.base import Prediction
 from execution.records import Action, ActionType

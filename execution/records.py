@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Optional
 
 from pydantic import Field
 
-from verirank.records import Record
+from verirank_core.records import Record
 
 
 class ActionType(str, Enum):

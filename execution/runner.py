@@ -33,8 +33,8 @@ from typing import Any, Callable, Optional
 
 from execution.records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
 from extraction.records import Extraction, Query
-from verirank.errors import DeviceError, ExecutionError
-from verirank.store import JsonlAppender, RunDir, read_jsonl
+from verirank_core.errors import DeviceError, ExecutionError
+from verirank_core.store import JsonlAppender, RunDir, read_jsonl
 
 __all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job"]
 
@@ -187,7 +187,7 @@ def extra_context(config: Any) -> dict[str, Any]:
 
 def device_opener(config: Any) -> Callable[[str], Any]:
     """open_device with the configured adb options for ``adb:`` specs."""
-    from execution.device import open_device
+    from execution.devices import open_device
 
     adb = config.execution.adb
 
@@ -320,8 +320,8 @@ def _run_threads(
 
 def _ray_task(job: Job, spec: str, config_json: dict, run_dir: str) -> dict:
     """Runs inside a Ray worker: open the device, run the page, return the record."""
-    from execution.device import open_device
-    from verirank.config import RunConfig
+    from execution.devices import open_device
+    from verirank_core.config import RunConfig
 
     config = RunConfig.model_validate(config_json)
     parts = build_parts(config)

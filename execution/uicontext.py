@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from lxml import etree
 
-from verirank.errors import DeviceError
+from verirank_core.errors import DeviceError
 
 if TYPE_CHECKING:  # distill imports this module; only the type is needed here
     from execution.distill import Control

@@ -25,7 +25,7 @@ from experiments.common import (
     fmt, load_feature_table, load_training_data, log, md_table, ordered_run, pipeline_config, prepare, run_facts,
     run_pipeline, tracked, write_result,
 )
-from verirank.errors import ConfigError
+from verirank_core.errors import ConfigError
 
 NAME = "ablation"
 ALL = "all features"

@@ -34,8 +34,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from verirank.config import RunConfig
-from verirank.errors import ConfigError, StoreError, VerirankError
+from verirank_core.config import RunConfig
+from verirank_core.errors import ConfigError, StoreError, VerirankError
 
 __all__ = [
     "METRICS", "FEATURE_GROUPS", "RESULTS_DIR", "Setup", "base_parser", "prepare", "ensure_bench",
@@ -81,7 +81,7 @@ def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
     p.add_argument("--bench", type=Path, default=None,
                    help="a HowToBench build to use (default OUT/bench, built when missing)")
     p.add_argument("--pretrain", type=Path, default=None,
-                   help="a pre-training set from `verirank bench pretrain` (default OUT/pretrain, built when missing)")
+                   help="a pre-training set from `verirank howtobench pretrain` (default OUT/pretrain, built when missing)")
     p.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
     p.add_argument("--tracking-uri", default=None, help="MLflow tracking URI (default sqlite:///OUT/mlflow.db)")
     p.add_argument("--devices", type=int, default=2, help="simulators run in parallel (default 2)")
@@ -141,7 +141,7 @@ def prepare(args: argparse.Namespace) -> Setup:
 
 def ensure_bench(setup: Setup) -> Path:
     """The HowToBench build of this experiment; built (seconds to a minute) when missing."""
-    from verirank.store import read_json
+    from verirank_core.store import read_json
 
     bench, args = setup.bench, setup.args
     summary_path = bench / "howtobench.json"
@@ -157,9 +157,9 @@ def ensure_bench(setup: Setup) -> Path:
         return bench
     if args.bench is not None:
         raise StoreError(f"{bench} is not a HowToBench build (no howtobench.json); "
-                         "build one with `verirank bench build --out DIR`")
-    from verirank.bench.build import build_benchmark
-    from verirank.bench.tasks import TASKS_DIR
+                         "build one with `verirank howtobench build --out DIR`")
+    from howtobench.build import build_benchmark
+    from howtobench.tasks import TASKS_DIR
 
     log(f"building HowToBench ({setup.size}) into {bench}")
     report = build_benchmark(bench, small=args.small, seed=args.seed, tasks_dir=args.tasks or TASKS_DIR,
@@ -198,7 +198,7 @@ def read_page_labels(bench: Path) -> dict[tuple[str, str], dict[str, Any]]:
 def pipeline_config(config: RunConfig, bench: Path, devices: int) -> RunConfig:
     """``config`` set up for the benchmark: its pre-filled page cache and ``devices`` simulators."""
     from extraction.records import Query
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     cfg = config.model_copy(deep=True)
     cfg.extraction.fetch.cache_dir = str((bench / "cache" / "pages").resolve())
@@ -231,7 +231,7 @@ def _check_fingerprint(folder: Path, config: RunConfig, bench: Path) -> None:
     Settings added to the config after the folder was made are not compared
     (their defaults are assumed to keep the old behaviour).
     """
-    from verirank.store import atomic_write_json, read_json
+    from verirank_core.store import atomic_write_json, read_json
 
     summary = read_json(bench / "howtobench.json")
     current = json.loads(json.dumps({
@@ -284,7 +284,7 @@ def _fetch_from_bench(run: Any, config: RunConfig) -> dict[str, int]:
     from extraction.pagecache import PageCache
     from extraction.records import Page, SearchResult
     from extraction.urlguard import UrlGuard
-    from verirank.store import JsonlAppender, read_jsonl
+    from verirank_core.store import JsonlAppender, read_jsonl
 
     results = read_jsonl(run / "serp.jsonl", SearchResult)
     hosts = set()
@@ -321,7 +321,7 @@ def run_pipeline(bench: Path, run_dir: Path, config: RunConfig, until: str = "fe
     import shutil
 
     from extraction.pipeline import extract_stage, search_stage
-    from verirank.store import RunDir
+    from verirank_core.store import RunDir
 
     if until not in ("extract", "features"):
         raise ConfigError(f"until must be 'extract' or 'features', got {until!r}")
@@ -371,7 +371,7 @@ def run_pipeline(bench: Path, run_dir: Path, config: RunConfig, until: str = "fe
 
 def code_state() -> str:
     """``git SHA`` of the checkout, plus the number of uncommitted tracked files if any."""
-    from verirank.store import git_sha
+    from verirank_core.store import git_sha
 
     sha, changed = git_sha(), _uncommitted_files()
     return f"git {sha[:10]}" + (f" + {changed} uncommitted file(s)" if changed else "")
@@ -379,7 +379,7 @@ def code_state() -> str:
 
 def _record_code(folder: Path, stage: str, state: Optional[str] = None) -> None:
     """Remember which code ran ``stage`` of a run (a resumed stage lists every state it ran with)."""
-    from verirank.store import atomic_write_json, read_json
+    from verirank_core.store import atomic_write_json, read_json
 
     path = Path(folder) / _CODE_FILE
     record = read_json(path) if path.exists() else {}
@@ -392,7 +392,7 @@ def _record_code(folder: Path, stage: str, state: Optional[str] = None) -> None:
 
 def pipeline_code(run_dir: Path) -> dict[str, list[str]]:
     """The code states recorded for each stage of a run (empty for runs made before this was kept)."""
-    from verirank.store import read_json
+    from verirank_core.store import read_json
 
     path = Path(run_dir) / _CODE_FILE
     return read_json(path) if path.exists() else {}
@@ -407,7 +407,7 @@ def _progress_factory() -> Callable[..., Any]:
 def load_feature_table(run_dir: Path, qrels: Mapping[str, Mapping[str, int]]) -> Any:
     """``features.parquet`` of a run with the ``label`` column joined from ``qrels``."""
     from ranking.features import attach_labels
-    from verirank.store import read_parquet
+    from verirank_core.store import read_parquet
 
     path = Path(run_dir) / "features.parquet"
     if not path.exists():
@@ -425,13 +425,13 @@ def load_feature_table(run_dir: Path, qrels: Mapping[str, Mapping[str, int]]) ->
 
 
 def ensure_pretrain(setup: Setup, config: RunConfig) -> Path:
-    """The synthetic pre-training set (``verirank bench pretrain``); built when missing.
+    """The synthetic pre-training set (``verirank howtobench pretrain``); built when missing.
 
     Built with the same execution and feature settings as the test run, so
     train and test features mean the same thing.
     """
-    from verirank.bench.pretrain import build_pretrain
-    from verirank.bench.tasks import TASKS_DIR
+    from howtobench.pretrain import build_pretrain
+    from howtobench.tasks import TASKS_DIR
 
     folder, args = setup.pretrain, setup.args
     if (folder / "pretrain_stats.json").exists():
@@ -457,7 +457,7 @@ def _check_pretrain_settings(folder: Path, config: RunConfig) -> None:
 
     The pre-training set records its config in ``manifest.json`` (stage execute).
     """
-    from verirank.store import RunDir
+    from verirank_core.store import RunDir
 
     stored = RunDir(folder).read_manifest().get("config")
     if not stored:
@@ -481,7 +481,7 @@ def _check_pretrain_settings(folder: Path, config: RunConfig) -> None:
 def load_training_data(pretrain: Path, features: Optional[Sequence[str]] = None) -> tuple[Any, Any]:
     """(train, valid) :class:`LTRData` of the pre-training set, restricted to ``features``."""
     from ranking.models.data import frame_to_ltr
-    from verirank.store import read_parquet
+    from verirank_core.store import read_parquet
 
     parts = []
     for split in ("train", "valid"):
@@ -573,7 +573,7 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from
 
 def write_result(setup: Setup, name: str, markdown: str, data: Mapping[str, Any]) -> dict[str, Path]:
     """Write ``RESULTS/<name>[-small].md`` and ``.json``; returns both paths."""
-    from verirank.store import atomic_write_json, atomic_write_text
+    from verirank_core.store import atomic_write_json, atomic_write_text
 
     stem = setup.result_name(name)
     paths = {"md": setup.results / f"{stem}.md", "json": setup.results / f"{stem}.json"}
@@ -601,7 +601,7 @@ def run_facts(setup: Setup, bench: Path, folders: Sequence[Path] = ()) -> dict[s
     ``code`` names the code that evaluated and the code that ran the pipeline
     stages of ``OUT/run`` and of ``folders`` (e.g. the pre-training set).
     """
-    from verirank.store import git_sha, read_json
+    from verirank_core.store import git_sha, read_json
 
     summary = read_json(bench / "howtobench.json")
     stages = {}

@@ -58,7 +58,7 @@ def judged_pages(run_dir: Path, qrels: dict) -> tuple[np.ndarray, np.ndarray, np
     """(F4, executed, relevant) for every page of the run's execution.jsonl."""
     from execution.records import ExecutionResult
     from ranking.verified import facts_from_execution
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     f4, executed, relevant = [], [], []
     for rec in read_jsonl(run_dir / "execution.jsonl", ExecutionResult):

@@ -62,7 +62,7 @@ def page_f4(run_dir: Any) -> dict[tuple[str, str], tuple[float, bool]]:
     """(F4, executed) of every page of the run (F4 = 0 for pages never executed)."""
     from execution.records import ExecutionResult
     from ranking.verified import facts_from_execution
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     out = {}
     for rec in read_jsonl(run_dir / "execution.jsonl", ExecutionResult):
@@ -107,7 +107,7 @@ def run(argv: Optional[list[str]] = None) -> dict[str, Any]:
     f4 = page_f4(setup.run_dir)
     missing = [k for k in labels if k not in f4]
     if missing:
-        from verirank.errors import StoreError
+        from verirank_core.errors import StoreError
 
         raise StoreError(f"{len(missing)} benchmark pages have no execution record in {setup.run_dir} "
                          f"(e.g. {missing[0]}); the run is incomplete: run the experiment again to resume")

@@ -44,7 +44,7 @@ from experiments.common import (
     METRICS, base_parser, bench_qrels, entry_point, fit_ranker, fmt, log, md_table, ordered_run,
     original_run, pipeline_config, prepare, run_facts, run_pipeline, tracked, write_result,
 )
-from verirank.config import RunConfig
+from verirank_core.config import RunConfig
 
 NAME = "uimap_ablation"
 #: the task files of the real-app worlds sit beside the others as ``real-*.yaml``
@@ -70,7 +70,7 @@ def write_task_subset(out: Path, small: bool) -> Path:
         old.unlink()
     files = sorted(REAL_TASKS_DIR.glob(TASK_GLOB))
     if not files:
-        from verirank.errors import StoreError
+        from verirank_core.errors import StoreError
 
         raise StoreError(f"no {TASK_GLOB} task files in {REAL_TASKS_DIR}")
     for f in files:
@@ -84,7 +84,7 @@ def write_task_subset(out: Path, small: bool) -> Path:
 
 def ensure_real_bench(folder: Path, small: bool, seed: int) -> Path:
     """The HowToBench build of the real-app tasks (built when missing)."""
-    from verirank.bench.build import build_benchmark
+    from howtobench.build import build_benchmark
 
     if (folder / "howtobench.json").exists():
         return folder
@@ -103,7 +103,7 @@ def read_goals(bench: Path) -> dict[str, tuple[str, str]]:
     """
     import json
 
-    from execution.sim.world import list_worlds
+    from phonesim.world import list_worlds
 
     bundled = set(list_worlds())
     out = {}
@@ -129,12 +129,12 @@ def run_arm(stage1: Path, arm_dir: Path, config: RunConfig, goals: dict[str, tup
     """Execute every page of ``stage1`` into ``arm_dir`` (resumable), recording goal outcomes; then features."""
     from execution.records import ExecutionResult, ExecutionStatus, StopReason
     from execution.runner import build_parts, plan_jobs, run_job
-    from execution.sim.device import SimDevice
+    from phonesim.device import SimDevice
     from extraction.records import Extraction, Query
     from ranking.features import build_feature_table, write_feature_files
-    from verirank.store import JsonlAppender, RunDir, read_jsonl
-    from verirank.errors import DeviceError
-    from verirank.records import Record
+    from verirank_core.store import JsonlAppender, RunDir, read_jsonl
+    from verirank_core.errors import DeviceError
+    from verirank_core.records import Record
 
     run = RunDir(arm_dir).ensure()
     for name in ("queries.jsonl", "serp.jsonl", "pages.jsonl", "extraction.jsonl"):
@@ -201,7 +201,7 @@ def execution_measures(arm_dir: Path, qrels: dict) -> dict[str, Any]:
 
     from execution.agent import load_trajectory
     from execution.records import ExecutionResult, ExecutionStatus
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     reached = {}
     for line in (arm_dir / "outcomes.jsonl").read_text("utf-8").splitlines():
@@ -293,7 +293,7 @@ def deviation_weight(table: Any, config: RunConfig) -> Optional[float]:
 
 def run(argv: Optional[list[str]] = None) -> dict[str, Any]:
     from ranking.features import attach_labels
-    from verirank.store import read_parquet
+    from verirank_core.store import read_parquet
 
     args = base_parser("python -m experiments.uimap_ablation", __doc__.split("\n\n")[0]).parse_args(argv)
     setup = prepare(args)

@@ -31,9 +31,9 @@ import lxml.etree
 import lxml.html
 from lxml_html_clean import Cleaner
 
-from extraction.config import CleanConfig
+from verirank_core.extraction_config import CleanConfig
 from extraction.records import CleanedPage, Snippet
-from verirank.errors import ExtractionError
+from verirank_core.errors import ExtractionError
 
 __all__ = ["clean_page", "decode_html", "BLOCK_TAGS", "XPATH_ATTR"]
 

@@ -9,8 +9,8 @@ tells the model to treat everything in it as data, never as instructions.
 Grounding runs afterwards (``extraction/ground.py``) and drops any step that
 is not on the page, so a step the model invented does not survive.
 
-Errors: :class:`verirank.errors.LLMOutputError` (no valid answer after the
-retries) and :class:`verirank.errors.LLMError` (server unreachable) propagate
+Errors: :class:`verirank_core.errors.LLMOutputError` (no valid answer after the
+retries) and :class:`verirank_core.errors.LLMError` (server unreachable) propagate
 to the caller, which records the page as ``extractor_failed`` or stops.
 """
 
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 
-from extraction.config import CleanConfig, ExtractConfig
+from verirank_core.extraction_config import CleanConfig, ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
 from extraction.records import CleanedPage, Query
-from verirank.llm import LLMClient
+from verirank_core.llm import LLMClient
 
 __all__ = ["LLMExtractor", "STEPS_SCHEMA", "SYSTEM_PROMPT", "build_messages", "cut_html",
            "clean_step"]

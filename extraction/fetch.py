@@ -23,14 +23,14 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import requests
 import urllib3.exceptions
 
-from extraction.config import FetchConfig
+from verirank_core.extraction_config import FetchConfig
 from extraction.pagecache import PageCache
 from extraction.politeness import RETRYABLE_STATUSES, HostGate, retry_delay
 from extraction.records import FetchStatus, Page, SearchResult
 from extraction.sniff import ACCEPTED_MEDIA_TYPES, SNIFF_BYTES, binary_reason, decode_body, detect_encoding
 from extraction.urlguard import GuardedAdapter, UrlGuard
-from verirank.errors import FetchError, StoreError
-from verirank.store import JsonlAppender
+from verirank_core.errors import FetchError, StoreError
+from verirank_core.store import JsonlAppender
 
 __all__ = ["Fetcher", "UrlGuard", "decode_body", "detect_encoding", "read_page_body"]
 

@@ -60,7 +60,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from extraction.config import GroundConfig
+from verirank_core.extraction_config import GroundConfig
 from extraction.records import CleanedPage, GroundedStep, Snippet
 
 __all__ = ["GroundingResult", "ground_steps", "tokenize", "rouge_l", "container_of", "near_region"]
@@ -363,7 +363,7 @@ def _recover(chain: list[tuple[int, _Match]], page: _PageIndex, cfg: GroundConfi
 def ground_steps(steps: list[str], page: CleanedPage, encoder, config: GroundConfig = GroundConfig()) -> GroundingResult:
     """Tie each step to a snippet (and XPath) of ``page``; drop the ones the page does not support.
 
-    ``encoder`` is a :class:`verirank.embed.Encoder` (anything with ``encode(texts)``
+    ``encoder`` is a :class:`verirank_core.embed.Encoder` (anything with ``encode(texts)``
     returning unit vectors); it is used only for the distance test and the
     recorded distances, so pages whose steps match lexically cost little.
     """

@@ -42,7 +42,7 @@ from typing import Optional
 import numpy as np
 
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
-from extraction.config import ExtractConfig
+from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
 from extraction.records import CleanedPage, Query
 
@@ -192,7 +192,7 @@ class HeuristicExtractor(Extractor):
             return []
         encoder = self.encoder
         if encoder is None:
-            from verirank.embed import default_encoder
+            from verirank_core.embed import default_encoder
 
             encoder = self.encoder = default_encoder()
         # heading + first steps, cut to ~48 words: the encoder's cost grows with length

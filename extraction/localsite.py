@@ -16,8 +16,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
-from verirank.errors import StoreError
-from verirank.store import atomic_write_text
+from verirank_core.errors import StoreError
+from verirank_core.store import atomic_write_text
 
 __all__ = ["DEMO_DIR", "DEMO_PORT", "serve_folder", "demo_inputs"]
 

@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from verirank.errors import StoreError
-from verirank.store import atomic_write_bytes, atomic_write_json
+from verirank_core.errors import StoreError
+from verirank_core.store import atomic_write_bytes, atomic_write_json
 
 __all__ = ["PageCache", "META_FIELDS"]
 

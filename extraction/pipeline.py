@@ -32,9 +32,9 @@ from extraction.clean import clean_page
 from extraction.extractor import Extractor
 from extraction.ground import ground_steps
 from extraction.records import Extraction, ExtractionStatus, Page, Query, SearchResult
-from verirank.config import RunConfig
-from verirank.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
-from verirank.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
+from verirank_core.config import RunConfig
+from verirank_core.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
+from verirank_core.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
 
 __all__ = [
     "EXTRACTORS", "make_extractor", "extract_one", "extract_pages",
@@ -63,7 +63,7 @@ def make_extractor(config: RunConfig, llm_client=None, encoder=None, name: Optio
         from extraction.extract_llm import LLMExtractor
 
         if llm_client is None:
-            from verirank.llm import LLMClient
+            from verirank_core.llm import LLMClient
 
             llm_client = LLMClient.from_config(config.llm)
         return LLMExtractor(llm_client, config.extraction.extract, config.extraction.clean)
@@ -152,7 +152,7 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
     queries = {q.qid: q for q in read_jsonl(_require(run_dir / "queries.jsonl", "run `verirank search` first"),
                                             Query)}
     if encoder is None:
-        from verirank.embed import default_encoder
+        from verirank_core.embed import default_encoder
 
         encoder = default_encoder()
     if config.extraction.extract.encoder_threads:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from extraction.records import Query
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 __all__ = ["load_queries"]
 

@@ -20,7 +20,7 @@ from typing import ClassVar, Optional
 
 from pydantic import Field
 
-from verirank.records import Record
+from verirank_core.records import Record
 
 
 class Query(Record):

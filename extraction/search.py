@@ -22,12 +22,12 @@ from typing import Callable, ClassVar, Iterable, Mapping, Optional
 
 import requests
 
-from extraction.config import SearchConfig
+from verirank_core.extraction_config import SearchConfig
 from extraction.politeness import RETRYABLE_STATUSES, TokenBucket, retry_delay
 from extraction.records import Query, SearchResult
-from verirank.errors import ConfigError, SchemaError, SearchError
-from verirank.records import Record
-from verirank.store import JsonlAppender
+from verirank_core.errors import ConfigError, SchemaError, SearchError
+from verirank_core.records import Record
+from verirank_core.store import JsonlAppender
 
 __all__ = [
     "SearchBackend", "SerpFileBackend", "BraveBackend", "make_backend", "run_search",

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from ranking.config import EvalConfig, TrainConfig
+from verirank_core.ranking_config import EvalConfig, TrainConfig
 from ranking.metrics import (
     EvalResult, Qrels, Run, evaluate, qrels_from_labels, read_qrels, read_trec_run, run_from_scores, write_trec_run,
 )
@@ -22,8 +22,8 @@ from ranking.models.base import Ranker
 from ranking.models.data import file_sha256, load_ltr_data
 from ranking.significance import PairedTest, compare
 from ranking.svmlight import LTRData
-from verirank.errors import ConfigError
-from verirank.store import atomic_write_json
+from verirank_core.errors import ConfigError
+from verirank_core.store import atomic_write_json
 
 __all__ = ["TrainOutcome", "build_model", "train", "EvalReport", "evaluate_runs", "format_eval_table"]
 

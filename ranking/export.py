@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from execution.records import ExecutionResult
 from ranking.records import RankedItem
 from ranking.verified import facts_from_execution, summarize
-from verirank.errors import ConfigError, StoreError
+from verirank_core.errors import ConfigError, StoreError
 
 __all__ = [
     "FORMATS", "CSV_COLUMNS", "ranked_items", "write_trec", "write_ranked_jsonl", "write_csv",
@@ -72,14 +72,14 @@ def write_trec(path: Path | str, items: Sequence[RankedItem], tag: str = "verira
 
 
 def write_ranked_jsonl(path: Path | str, items: Sequence[RankedItem]) -> int:
-    from verirank.store import write_jsonl
+    from verirank_core.store import write_jsonl
 
     _by_query(items)
     return write_jsonl(Path(path), items)
 
 
 def write_csv(path: Path | str, items: Sequence[RankedItem]) -> int:
-    from verirank.store import atomic_write_text
+    from verirank_core.store import atomic_write_text
 
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
@@ -92,7 +92,7 @@ def write_csv(path: Path | str, items: Sequence[RankedItem]) -> int:
 
 
 def read_ranked(path: Path | str) -> list[RankedItem]:
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     return read_jsonl(Path(path), RankedItem)
 

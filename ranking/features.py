@@ -31,11 +31,11 @@ import numpy as np
 
 from execution.records import ExecutionResult, ExecutionStatus, Trajectory
 from extraction.records import Extraction, Query
-from ranking.config import ALL_FEATURES, PAPER_FEATURES
+from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.screens import screen_terms_by_step
 from ranking.terms import ACTION_VERBS, content_terms
 from ranking.verified import facts_from_execution, is_verified
-from verirank.errors import SchemaError, StoreError
+from verirank_core.errors import SchemaError, StoreError
 
 __all__ = [
     "PAPER_FEATURES", "ALL_FEATURES", "META_COLUMNS", "RELEVANCE_SCHEMA",
@@ -192,7 +192,7 @@ def compute_features(
             out["F2"] = llm_relevance(llm_client, query.query, extraction)
         else:
             if encoder is None:
-                from verirank.embed import default_encoder
+                from verirank_core.embed import default_encoder
 
                 encoder = default_encoder()
             out["F2"] = embedding_relevance(encoder, query.query, relevance_text(extraction))
@@ -232,7 +232,7 @@ def load_run_inputs(run_dir: Path) -> tuple[dict[str, Query], list[Extraction], 
     ``queries.jsonl`` is optional (the query text is also on each extraction);
     ``extraction.jsonl`` and ``execution.jsonl`` are required.
     """
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     run_dir = Path(run_dir)
     ext_path, exe_path, q_path = (run_dir / n for n in ("extraction.jsonl", "execution.jsonl", "queries.jsonl"))
@@ -284,7 +284,7 @@ def build_feature_table(
 ) -> "Any":
     """One row per (qid, url) of ``extraction.jsonl``: META_COLUMNS then the configured features.
 
-    ``config`` is a :class:`verirank.config.RunConfig`. Pages without steps or
+    ``config`` is a :class:`verirank_core.config.RunConfig`. Pages without steps or
     never executed are kept (their execution features are 0). Rows are sorted
     by qid, then original rank.
     """
@@ -299,12 +299,12 @@ def build_feature_table(
     keywords = load_keywords(fcfg.keywords_path)
 
     if "F2" in names and fcfg.relevance == "llm" and llm_client is None:
-        from verirank.llm import LLMClient
+        from verirank_core.llm import LLMClient
 
         llm_client = LLMClient.from_config(config.llm)
     if "F2" in names and llm_client is None:
         if encoder is None:
-            from verirank.embed import default_encoder
+            from verirank_core.embed import default_encoder
 
             encoder = default_encoder()
         # one batched pass fills the encoder's cache; per-page calls then hit it
@@ -351,7 +351,7 @@ def write_feature_files(run_dir: Path | str, table: "Any") -> dict[str, Path]:
     ``label`` column, or 0 when the table has none.
     """
     from ranking.svmlight import save_svmlight
-    from verirank.store import atomic_write_text, write_parquet
+    from verirank_core.store import atomic_write_text, write_parquet
 
     run_dir = Path(run_dir)
     paths = {

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ranking.terms import content_terms
-from verirank.errors import SchemaError, StoreError
+from verirank_core.errors import SchemaError, StoreError
 
 __all__ = [
     "DEFAULT_KEYWORDS", "load_keywords", "android_strings", "world_texts",
@@ -131,7 +131,7 @@ def format_keyword_file(keywords: list[tuple[str, int]], sources: list[str], n_d
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ranking.keywords build ...``: rebuild the keyword list."""
-    from verirank.store import atomic_write_text
+    from verirank_core.store import atomic_write_text
 
     parser = argparse.ArgumentParser(prog="python -m ranking.keywords", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from verirank.errors import ConfigError, SchemaError
-from verirank.store import atomic_write_text
+from verirank_core.errors import ConfigError, SchemaError
+from verirank_core.store import atomic_write_text
 
 __all__ = [
     "Run", "Qrels", "DEFAULT_METRICS", "EvalResult", "rank_docs", "evaluate",

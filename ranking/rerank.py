@@ -21,7 +21,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ranking.features import feature_columns
-from verirank.errors import RankingError, SchemaError, StoreError
+from verirank_core.errors import RankingError, SchemaError, StoreError
 
 __all__ = ["ORDERS", "rerank", "score_with_model", "model_feature_names", "load_model", "rerank_run"]
 
@@ -130,7 +130,7 @@ def rerank_run(run_dir: Path | str, config: Any, model: Any) -> list:
     from execution.records import ExecutionResult
     from ranking.export import ranked_items, write_ranked_jsonl, write_trec
     from ranking.verified import verified_map
-    from verirank.store import read_jsonl, read_parquet
+    from verirank_core.store import read_jsonl, read_parquet
 
     run_dir = Path(run_dir)
     features_path, execution_path = run_dir / "features.parquet", run_dir / "execution.jsonl"

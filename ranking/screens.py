@@ -19,7 +19,7 @@ from typing import Iterable
 
 from execution.records import StepRecord, Trajectory
 from ranking.terms import content_terms
-from verirank.errors import SchemaError, StoreError
+from verirank_core.errors import SchemaError, StoreError
 
 __all__ = ["xml_texts", "control_texts", "screen_terms_by_step"]
 

@@ -23,7 +23,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from ranking.metrics import EvalResult
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 __all__ = ["PairedTest", "paired_ttest", "permutation_test", "compare"]
 

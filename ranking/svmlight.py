@@ -25,8 +25,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from verirank.errors import SchemaError
-from verirank.store import atomic_write_text
+from verirank_core.errors import SchemaError
+from verirank_core.store import atomic_write_text
 
 __all__ = ["LTRData", "load_svmlight", "save_svmlight", "default_query_file"]
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ranking.metrics import EvalResult, Run, write_trec_run
 from ranking.models.base import RANKER_FILE, Ranker, load_ranker
-from verirank.errors import ConfigError, RankingError, StoreError
+from verirank_core.errors import ConfigError, RankingError, StoreError
 
 __all__ = [
     "DEFAULT_TRACKING_URI", "configure", "start_run", "metric_key", "assert_no_secrets",
@@ -76,7 +76,7 @@ def default_artifact_location(tracking_uri: str) -> Optional[str]:
 @contextlib.contextmanager
 def start_run(kind: str, run_name: Optional[str] = None, tags: Optional[Mapping[str, str]] = None) -> Iterator[Any]:
     """An MLflow run tagged with its kind (train/evaluate) and the git sha."""
-    from verirank.store import git_sha
+    from verirank_core.store import git_sha
 
     all_tags = {"verirank.kind": kind, "verirank.git_sha": git_sha(), **(tags or {})}
     with mlflow.start_run(run_name=run_name, tags=all_tags) as run:
@@ -273,7 +273,7 @@ def _input_example(model: Ranker) -> pd.DataFrame:
 
 
 def _requirements(model: Ranker) -> list[str]:
-    from verirank.store import package_versions
+    from verirank_core.store import package_versions
 
     versions = package_versions(("mlflow", "numpy", "pandas", "scikit-learn", "lightgbm", "torch", "allrank"))
     wanted = ["mlflow", "numpy", "pandas", "scikit-learn"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional
 
 from execution.records import ExecutionResult, ExecutionStatus, StopReason
-from ranking.config import VerifiedRuleConfig
-from verirank.errors import ConfigError
+from verirank_core.ranking_config import VerifiedRuleConfig
+from verirank_core.errors import ConfigError
 
 __all__ = [
     "VerificationFacts", "RULES", "facts_from_execution", "is_verified", "verify_facts",
@@ -105,7 +105,7 @@ def summarize(execution: Optional[ExecutionResult], verified: bool) -> str:
         return "not executed: " + (execution.reason or "no steps extracted")
     if execution.status == ExecutionStatus.DEVICE_FAILED:
         return "not executed: device failed" + (f" ({execution.reason})" if execution.reason else "")
-    where = execution.world or execution.device or "device"
+    where = execution.world or verirank_core.device or "device"
     version = execution.os_version or execution.app_version
     if version:
         where += f" v{version}"

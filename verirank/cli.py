@@ -49,7 +49,7 @@ _COMMAND_MODULES = (
     "verirank.commands.training",
     "verirank.commands.pipeline",
     "verirank.commands.demo",
-    "verirank.commands.bench",
+    "verirank.commands.howtobench",
     "verirank.commands.sim",
     "verirank.commands.worlds",
 )

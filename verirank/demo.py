@@ -40,9 +40,9 @@ from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from extraction.records import Page, Query, SearchResult
-from verirank.config import RunConfig
-from verirank.errors import ConfigError, StoreError
-from verirank.store import JsonlAppender, RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
+from verirank_core.config import RunConfig
+from verirank_core.errors import ConfigError, StoreError
+from verirank_core.store import JsonlAppender, RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
 
 __all__ = [
     "ROOT", "SMALL_DATA", "FULL_DATA", "BUNDLED_MODEL", "PRETRAIN_DATA", "DEFAULT_OUT", "STAGES",
@@ -52,7 +52,7 @@ __all__ = [
 ROOT = Path(__file__).resolve().parent.parent
 #: the committed --small HowToBench subset (12 queries x 10 pages over 4 worlds)
 SMALL_DATA = ROOT / "datasets" / "howtobench" / "small"
-#: the full build (`verirank bench build`), not committed
+#: the full build (`verirank howtobench build`), not committed
 FULL_DATA = ROOT / "datasets" / "howtobench" / "build"
 #: the bundled pre-trained ranker and the pre-training features it was trained on
 BUNDLED_MODEL = ROOT / "datasets" / "models" / "lr-pretrain"
@@ -143,8 +143,8 @@ def select_queries(queries: list[Query], n: Optional[int]) -> list[Query]:
 def _check_data(data: Path) -> None:
     missing = [name for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "site") if not (data / name).exists()]
     if missing:
-        hint = ("build it with `verirank bench build`" if data == FULL_DATA
-                else "build one with `verirank bench build --small --out DIR` and pass it")
+        hint = ("build it with `verirank howtobench build`" if data == FULL_DATA
+                else "build one with `verirank howtobench build --small --out DIR` and pass it")
         raise StoreError(f"{data} is not a HowToBench folder (missing {', '.join(missing)}); {hint}")
 
 
@@ -204,7 +204,7 @@ def _stage_fetch(ctx: _Ctx) -> dict[str, Any]:
     from extraction.fetch import Fetcher
     from extraction.pagecache import PageCache
     from extraction.urlguard import UrlGuard
-    from verirank.bench.site import SiteServer
+    from howtobench.site import SiteServer
 
     results = read_jsonl(ctx.out / "serp.jsonl", SearchResult)
     hosts = {urlsplit(r.url).hostname or "" for r in results} - {""}
@@ -284,7 +284,7 @@ def _pretrain_files(pretrain: Path) -> tuple[Path, Path]:
     for path in (train, valid):
         if not path.is_file():
             raise StoreError(f"{path} not found: the pre-training features are missing (see "
-                             "datasets/models/README.md to rebuild them with `verirank bench pretrain`)")
+                             "datasets/models/README.md to rebuild them with `verirank howtobench pretrain`)")
     return train, valid
 
 
@@ -350,7 +350,7 @@ def _write_system_runs(ctx: _Ctx) -> dict[str, Path]:
     from ranking.export import ranked_items, write_trec
     from ranking.metrics import oracle_run, read_qrels, write_trec_run
     from ranking.rerank import rerank
-    from verirank.store import read_parquet
+    from verirank_core.store import read_parquet
 
     runs = ctx.out / "runs"
     serp = read_jsonl(ctx.out / "serp.jsonl", SearchResult)

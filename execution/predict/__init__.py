@@ -3,7 +3,7 @@
 * :class:`HeuristicPredictor` (``heuristic``, the default): step parsing +
   label matching + bounded search; needs no model server.
 * :class:`LLMPredictor` (``llm``): asks an (optionally vision) LLM through
-  ``verirank.llm.LLMClient``.
+  ``verirank_core.llm.LLMClient``.
 
 ``make_predictor(config, llm_client=None)`` builds the one named by
 ``execution.predictor``; an unknown name is a ConfigError listing the valid ones.
@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext, Prediction
 from execution.predict.heuristic import HeuristicPredictor
-from verirank.errors import ConfigError
+from verirank_core.errors import ConfigError
 
 __all__ = [
     "ActionPredictor", "PredictContext", "Prediction", "HistoryItem",

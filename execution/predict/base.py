@@ -45,7 +45,7 @@ class PredictContext:
     memory: dict[str, Any] = field(default_factory=dict)
     #: screenshots of earlier steps (PNG bytes, oldest first, bounded by the agent)
     previous_screenshots: list[bytes] = field(default_factory=list)
-    #: the app's UI map (``execution.worlds.UIMap``) when the episode has one: screens and links
+    #: the app's UI map (``phonesim.worlds.UIMap``) when the episode has one: screens and links
     #: a user can see, never goals (see ``execution/predict/uimap.py``)
     ui_map: Optional[Any] = None
     _screenshot_fn: Optional[Callable[[], bytes]] = None

@@ -108,7 +108,7 @@ class LLMPredictor(ActionPredictor):
             text += f"\n\nContext you may use (e.g. credentials):\n{json.dumps(ctx.extra, ensure_ascii=False)}"
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         if self.send_screenshot:
-            from verirank.llm import image_part
+            from verirank_core.llm import image_part
 
             earlier = ctx.previous_screenshots[-self.history_screens:] if self.history_screens else []
             for i, png in enumerate(earlier):

@@ -4,7 +4,7 @@ Two signals, cheapest first:
 
 * **lexical**: normalised equality (1.0), equal word sets (0.97), whole-phrase
   containment (0.75-0.95), word overlap (up to 0.8);
-* **semantic**: MiniLM cosine similarity (``verirank.embed``), consulted only
+* **semantic**: MiniLM cosine similarity (``verirank_core.embed``), consulted only
   when no control matches lexically with >= ``strong`` (0.9), scaled by 0.92
   so an exact word match always wins a tie.
 
@@ -99,7 +99,7 @@ class Matcher:
 
     def _encoder(self):
         if self.encoder is None:
-            from verirank.embed import default_encoder
+            from verirank_core.embed import default_encoder
 
             self.encoder = default_encoder()
         return self.encoder

@@ -3,7 +3,7 @@
 A how-to page often leaves out a screen ("Settings > Dark mode" when Dark mode
 lives under Display), hides a row behind "Advanced", or names a row that is
 below the fold. When the heuristic predictor cannot see a step's target, it
-asks a :class:`MapNavigator` built over the app's :class:`~execution.worlds.UIMap`:
+asks a :class:`MapNavigator` built over the app's :class:`~phonesim.worlds.UIMap`:
 
 1. **locate**: which map screen is on the phone? (title and visible labels
    against each map screen's title and element titles);
@@ -37,7 +37,7 @@ from typing import Any, Optional
 from execution.distill import Control
 from execution.predict.match import lexical_score, normalise
 from execution.uicontext import UIContext
-from execution.worlds.uimap import Hop, UIMap, build_ui_map
+from phonesim.worlds.uimap import Hop, UIMap, build_ui_map
 
 __all__ = ["MapMove", "MapNavigator", "load_ui_map", "ui_map_for_device", "EXPAND_LABEL"]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import urlparse
 
-from verirank.errors import RankingError
+from verirank_core.errors import RankingError
 
 #: allRank's marker for padding positions in a label tensor
 PADDED_Y_VALUE = -1

@@ -23,8 +23,8 @@ from typing import Any, ClassVar, Optional, Sequence
 
 import numpy as np
 
-from verirank.errors import ConfigError, NotFittedError, SchemaError, StoreError
-from verirank.store import atomic_write_json
+from verirank_core.errors import ConfigError, NotFittedError, SchemaError, StoreError
+from verirank_core.store import atomic_write_json
 
 __all__ = ["Ranker", "EvalSet", "make_model", "model_names", "load_ranker", "RANKER_FILE"]
 

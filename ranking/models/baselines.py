@@ -25,7 +25,7 @@ import numpy as np
 
 from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 __all__ = ["OriginalOrder", "ColumnScore", "F4First", "original_ranks"]
 

@@ -9,7 +9,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from ranking.svmlight import LTRData, load_svmlight
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 __all__ = ["query_slates", "split_by_query", "load_ltr_data", "frame_to_ltr", "file_sha256"]
 
@@ -67,7 +67,7 @@ def load_ltr_data(
     """
     path = Path(path)
     if path.suffix == ".parquet":
-        from verirank.store import read_parquet
+        from verirank_core.store import read_parquet
 
         return frame_to_ltr(read_parquet(path), label_column, feature_columns, where=str(path))
     return load_svmlight(path, query_file=query_file, n_features=n_features)
@@ -82,7 +82,7 @@ def frame_to_ltr(
     """Turn a features frame (one row per (qid, url)) into :class:`LTRData`.
 
     Feature columns default to the known verirank features (F1..F18 and the
-    extras of ``ranking.config.ALL_FEATURES``) present in the frame, else to
+    extras of ``verirank_core.ranking_config.ALL_FEATURES``) present in the frame, else to
     every numeric column that is not a descriptor (qid, url, rank, title,
     verified, label). Rows are ordered by query (first
     appearance) and then by original ``rank``, so row order = original order.
@@ -94,7 +94,7 @@ def frame_to_ltr(
         if column not in df.columns:
             raise SchemaError(f"{where}: no {column!r} column (columns: {list(df.columns)[:20]})")
     if feature_columns is None:
-        from ranking.config import ALL_FEATURES
+        from verirank_core.ranking_config import ALL_FEATURES
 
         # verirank's own feature tables: exactly the known feature columns, in table order
         feature_columns = [c for c in df.columns if c in ALL_FEATURES]

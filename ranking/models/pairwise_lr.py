@@ -17,7 +17,7 @@ import numpy as np
 
 from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
-from verirank.errors import RankingError
+from verirank_core.errors import RankingError
 
 __all__ = ["PairwiseLR", "pairwise_differences"]
 

@@ -46,7 +46,7 @@ from ranking.models._allrank import PADDED_Y_VALUE, load_allrank
 from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
 from ranking.models.evaluation import ndcg_at
-from verirank.errors import ConfigError
+from verirank_core.errors import ConfigError
 
 __all__ = ["TMLPRanker"]
 

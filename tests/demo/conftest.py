@@ -1,7 +1,7 @@
 """One small `verirank demo` run shared by every test of this folder.
 
 The run uses the committed HowToBench subset when it exists (else the same
-subset is built into a temporary folder with `verirank bench build --small`),
+subset is built into a temporary folder with `verirank howtobench build --small`),
 limited to 4 queries (one per app) and their top 5 results, so the whole
 pipeline runs for real in well under a minute on an idle machine.
 """
@@ -48,7 +48,7 @@ def demo_data(tmp_path_factory) -> Path:
 
     if (SMALL_DATA / "qrels.txt").exists():
         return SMALL_DATA
-    from verirank.bench.build import build_benchmark
+    from howtobench.build import build_benchmark
 
     out = tmp_path_factory.mktemp("howtobench-small")
     build_benchmark(out, small=True)

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from ranking.metrics import read_qrels, read_trec_run
-from verirank.store import read_jsonl
+from verirank_core.store import read_jsonl
 
 SYSTEMS = ("Oracle", "Original order", "F4-only", "LR")
 STAGE_NAMES = ("inputs", "search", "fetch", "extract", "execute", "features", "model", "rerank",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from extraction.records import Query
-from verirank.config import load_config
+from verirank_core.config import load_config
 from verirank.demo import DemoOptions, format_summary, model_label, reset_outputs, run_demo, select_queries
-from verirank.errors import ConfigError, StoreError
+from verirank_core.errors import ConfigError, StoreError
 
 
 def _queries(worlds: list[str]) -> list[Query]:

@@ -11,7 +11,7 @@ from lxml import html as lxml_html
 from PIL import Image
 
 from execution.records import Action, ActionType
-from verirank.errors import StoreError
+from verirank_core.errors import StoreError
 from verirank.report import build_report
 from verirank.report.annotate import action_caption, annotate
 from verirank.report.collect import collect_run

@@ -16,9 +16,9 @@ import pytest
 from support_adb import StubPhone, adb_host  # noqa: F401  (adb_host is a fixture)
 
 from execution.adb_device import AdbDevice, escape_input_text
-from execution.adb_server import AdbDeviceServer
-from execution.device import open_device
-from verirank.errors import DeviceError
+from phonesim.adb_server import AdbDeviceServer
+from execution.devices import open_device
+from verirank_core.errors import DeviceError
 
 REPO = Path(__file__).resolve().parents[2]
 WORLDS = REPO / "datasets/worlds"
@@ -28,15 +28,15 @@ SIM_WORLD = "android13-settings" if (WORLDS / "android13-settings.yaml").exists(
 
 
 def sim_available() -> bool:
-    return (REPO / "execution/sim/device.py").exists() and (WORLDS / f"{SIM_WORLD}.yaml").exists()
+    return (REPO / "phonesim/device.py").exists() and (WORLDS / f"{SIM_WORLD}.yaml").exists()
 
 
 def new_device(kind: str):
     if kind == "stub":
         return StubPhone()
     if not sim_available():
-        pytest.skip(f"execution.sim.device.SimDevice or the {SIM_WORLD} world is not there yet")
-    from execution.sim.device import SimDevice
+        pytest.skip(f"phonesim.device.SimDevice or the {SIM_WORLD} world is not there yet")
+    from phonesim.device import SimDevice
 
     return SimDevice.open(SIM_WORLD)
 

@@ -11,8 +11,8 @@ from support_screens import Screen, ScriptedScreenDevice
 from execution.agent import load_trajectory, run_episode, save_trajectory
 from execution.predict import HeuristicPredictor
 from execution.records import StopReason, Trajectory
-from execution.sim.device import SimDevice
-from verirank.errors import SchemaError, StoreError
+from phonesim.device import SimDevice
+from verirank_core.errors import SchemaError, StoreError
 
 SETTINGS = "com.android.settings"
 RESET_WORLD = str(Path(__file__).resolve().parents[1] / "fixtures" / "worlds" / "agent-reset.yaml")

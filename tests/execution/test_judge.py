@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from execution.agent import load_trajectory, run_episode
-from execution.config import ExecutionConfig
+from verirank_core.execution_config import ExecutionConfig
 from execution.judge import HeuristicJudge, JudgeResult, LLMJudge, make_judge
 from execution.predict import HeuristicPredictor
 from execution.records import StepRecord, StopReason, Trajectory
-from execution.sim.device import SimDevice
-from verirank.errors import ConfigError
+from phonesim.device import SimDevice
+from verirank_core.errors import ConfigError
 
 SETTINGS = "com.android.settings"
 RESET_WORLD = str(Path(__file__).resolve().parents[1] / "fixtures" / "worlds" / "agent-reset.yaml")

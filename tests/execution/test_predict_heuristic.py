@@ -9,10 +9,10 @@ from execution.predict import HeuristicPredictor, PredictContext, make_predictor
 from execution.predict.base import HistoryItem
 from execution.predict.match import Matcher, lexical_score
 from execution.predict.steps import parse_query, parse_step
-from execution.config import ExecutionConfig
+from verirank_core.execution_config import ExecutionConfig
 from execution.records import Action, ActionType
 from execution.uicontext import UIContext
-from verirank.errors import ConfigError
+from verirank_core.errors import ConfigError
 
 
 def _d(step: str) -> list[str]:

@@ -10,15 +10,15 @@ from support_scripted_llm import ScriptedLLMServer
 from support_screens import settings_xml
 
 from execution.agent import run_episode
-from execution.config import ExecutionConfig
+from verirank_core.execution_config import ExecutionConfig
 from execution.judge import LLMJudge
 from execution.predict import PredictContext, make_predictor
 from execution.predict.llm import ACTION_SCHEMA, LLMPredictor
 from execution.records import ActionType, StopReason
-from execution.sim.device import SimDevice
+from phonesim.device import SimDevice
 from execution.uicontext import UIContext
-from verirank.errors import LLMOutputError
-from verirank.llm import LLMClient
+from verirank_core.errors import LLMOutputError
+from verirank_core.llm import LLMClient
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"0" * 16
 

@@ -6,11 +6,11 @@ import time
 
 from support_screens import Screen, ScriptedScreenDevice, row_bounds
 
-from execution.config import ExecutionConfig
+from verirank_core.execution_config import ExecutionConfig
 from execution.predict.base import Prediction
 from execution.proxy import ExecutionProxy, relocate
 from execution.records import Action, ActionType
-from execution.sim.device import SimDevice
+from phonesim.device import SimDevice
 from execution.uicontext import UIContext
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from execution.device import Device, open_device
+from verirank_core.device import Device
+from execution.devices import open_device
 from execution.records import ExecutionResult, ExecutionStatus, StopReason
 from execution.runner import execute_run, page_id
 from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
-from verirank.config import load_config, parse_override
-from verirank.errors import DeviceError
-from verirank.store import read_jsonl, write_jsonl
+from verirank_core.config import load_config, parse_override
+from verirank_core.errors import DeviceError
+from verirank_core.store import read_jsonl, write_jsonl
 
 WORLD = "android13-settings"
 GOOD = ["Open Settings", "Tap Display", "Turn on Dark theme"]
@@ -141,7 +142,7 @@ def test_resume_after_a_kill_runs_only_the_missing_pages(tmp_path: Path) -> None
 
 
 def test_missing_extraction_is_a_clear_error(tmp_path: Path) -> None:
-    from verirank.errors import ExecutionError
+    from verirank_core.errors import ExecutionError
 
     with pytest.raises(ExecutionError, match="extraction.jsonl not found"):
         execute_run(tmp_path, _config())

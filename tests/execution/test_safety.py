@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from execution.agent import run_episode
-from execution.config import ExecutionConfig
+from verirank_core.execution_config import ExecutionConfig
 from execution.predict import HeuristicPredictor
 from execution.records import Action, ActionType, StopReason
 from execution.safety import CATEGORIES, SafetyPolicy
-from execution.sim.device import SimDevice
+from phonesim.device import SimDevice
 
 WORLD = Path(__file__).resolve().parents[1] / "fixtures" / "worlds" / "agent-reset.yaml"
 

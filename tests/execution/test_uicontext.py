@@ -7,7 +7,7 @@ import re
 import pytest
 
 from execution.uicontext import UIContext, parse_bounds, parse_hierarchy
-from verirank.errors import DeviceError
+from verirank_core.errors import DeviceError
 
 
 def _dump(shared_dir, name: str) -> str:

@@ -16,10 +16,10 @@ from execution.judge import HeuristicJudge
 from execution.predict import HeuristicPredictor, make_predictor
 from execution.predict.uimap import MapNavigator, load_ui_map, ui_map_for_device
 from execution.records import ExecutionResult, StopReason
-from execution.sim.device import SimDevice
+from phonesim.device import SimDevice
 from execution.uicontext import UIContext
-from verirank.config import load_config, parse_override
-from verirank.store import read_jsonl, write_jsonl
+from verirank_core.config import load_config, parse_override
+from verirank_core.store import read_jsonl, write_jsonl
 
 ONEPLUS = "imported/oneplus-settings-android11"
 SETTINGS = "com.android.settings"
@@ -49,7 +49,7 @@ def _ui(dev: SimDevice) -> UIContext:
 
 def test_dark_mode_page_completes_on_the_adb_served_oneplus_world(adb_host, tmp_path):
     from execution.adb_device import AdbDevice
-    from execution.adb_server import AdbDeviceServer
+    from phonesim.adb_server import AdbDeviceServer
 
     sim = SimDevice.open(ONEPLUS)
     server = AdbDeviceServer(sim)
@@ -249,10 +249,10 @@ def test_runner_counts_repairs_and_the_feature_ranks_repaired_pages_lower(tmp_pa
 
 
 def test_real_world_tasks_are_well_posed_for_the_replay_labeller(tmp_path):
-    from execution.sim.world import load_world
-    from verirank.bench.build import check_task
-    from verirank.bench.replay import replay
-    from verirank.bench.tasks import gold_actions, load_tasks
+    from phonesim.world import load_world
+    from howtobench.build import check_task
+    from howtobench.replay import replay
+    from howtobench.tasks import gold_actions, load_tasks
 
     import shutil
 

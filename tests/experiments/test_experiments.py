@@ -150,7 +150,7 @@ def test_a_folder_that_is_not_a_benchmark_is_a_clear_error(work, tmp_path, capsy
 
 def test_table6_bins_recount_from_the_feature_table(t5, work):
     from experiments.common import read_page_labels
-    from verirank.store import read_parquet
+    from verirank_core.store import read_parquet
 
     out = table6.run(work["args"])
     data = _json(out["paths"]["json"])
@@ -189,7 +189,7 @@ def test_table6_groups_and_bins():
 
 def test_table7_with_and_without_grounding(t5, work):
     from extraction.records import Extraction
-    from verirank.store import read_jsonl
+    from verirank_core.store import read_jsonl
 
     out = table7.run(work["args"])
     data = _json(out["paths"]["json"])

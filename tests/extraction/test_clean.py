@@ -10,8 +10,8 @@ import lxml.html
 import pytest
 
 from extraction.clean import XPATH_ATTR, clean_page
-from extraction.config import CleanConfig
-from verirank.errors import ExtractionError
+from verirank_core.extraction_config import CleanConfig
+from verirank_core.errors import ExtractionError
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 ALL_PAGES = sorted(p.name for p in PAGES.glob("*.html"))

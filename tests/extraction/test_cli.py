@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from extraction.records import Extraction, ExtractionStatus, Page
 from verirank.cli import app
-from verirank.store import RunDir, read_jsonl
+from verirank_core.store import RunDir, read_jsonl
 
 from support_http import serve  # tests/support
 

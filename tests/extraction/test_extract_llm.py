@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from extraction.config import CleanConfig, ExtractConfig
+from verirank_core.extraction_config import CleanConfig, ExtractConfig
 from extraction.extract_llm import (
     STEPS_SCHEMA,
     LLMExtractor,
@@ -17,9 +17,9 @@ from extraction.extract_llm import (
 from extraction.extractor import Extractor
 from extraction.records import CleanedPage, Query, Snippet
 from support_scripted_llm import ScriptedLLMServer
-from verirank.config import LLMConfig
-from verirank.errors import LLMOutputError
-from verirank.llm import LLMClient
+from verirank_core.config import LLMConfig
+from verirank_core.errors import LLMOutputError
+from verirank_core.llm import LLMClient
 
 QUERY = Query(qid="q1", query="how to turn on dark mode on android", app="Settings",
               device="Pixel 7, Android 13")

@@ -15,15 +15,15 @@ import threading
 import pytest
 from support_http import NEVER, Reply, redirect, serve
 
-from extraction.config import FetchConfig
+from verirank_core.extraction_config import FetchConfig
 from extraction.fetch import Fetcher, decode_body, read_page_body
 from extraction.pagecache import PageCache
 from extraction.politeness import HostGate
 from extraction.records import FetchStatus, Page, SearchResult
 from extraction.sniff import binary_reason, detect_encoding
 from extraction.urlguard import UrlGuard, address_refusal
-from verirank.errors import FetchError, StoreError
-from verirank.store import JsonlAppender, read_jsonl
+from verirank_core.errors import FetchError, StoreError
+from verirank_core.store import JsonlAppender, read_jsonl
 
 HTML = "<html><head><title>Dark mode</title></head><body><ol><li>Open Settings</li></ol></body></html>"
 

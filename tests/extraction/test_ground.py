@@ -8,7 +8,7 @@ import pytest
 from rouge_score import rouge_scorer
 
 from extraction.clean import clean_page
-from extraction.config import GroundConfig
+from verirank_core.extraction_config import GroundConfig
 from extraction.ground import container_of, ground_steps, near_region, rouge_l, tokenize
 from extraction.records import CleanedPage, Snippet
 
@@ -18,7 +18,7 @@ OL1 = "/html/body/main/article/ol[1]"
 
 @pytest.fixture(scope="module")
 def encoder():
-    from verirank.embed import default_encoder
+    from verirank_core.embed import default_encoder
 
     return default_encoder()
 

@@ -9,7 +9,7 @@ import pytest
 
 from extraction.blocks import find_blocks, is_imperative, strip_marker
 from extraction.clean import clean_page
-from extraction.config import ExtractConfig
+from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor
 from extraction.ground import ground_steps
 from extraction.heuristic import HeuristicExtractor, query_platform
@@ -21,7 +21,7 @@ LABELS = json.loads((PAGES / "labels.json").read_text("utf-8"))["pages"]
 
 @pytest.fixture(scope="module")
 def encoder():
-    from verirank.embed import default_encoder
+    from verirank_core.embed import default_encoder
 
     return default_encoder()
 

@@ -10,9 +10,9 @@ import pytest
 
 from extraction.pipeline import EXTRACTORS, extract_pages, make_extractor, run_stage1
 from extraction.records import Extraction, ExtractionStatus, Page
-from verirank.config import load_config
-from verirank.errors import ConfigError, LLMError, StoreError
-from verirank.store import RunDir, read_jsonl
+from verirank_core.config import load_config
+from verirank_core.errors import ConfigError, LLMError, StoreError
+from verirank_core.store import RunDir, read_jsonl
 
 from support_http import Reply, serve  # tests/support
 from support_scripted_llm import ScriptedLLMServer, request_text
@@ -29,7 +29,7 @@ ROUTES = {
 
 @pytest.fixture(scope="module")
 def encoder():
-    from verirank.embed import default_encoder
+    from verirank_core.embed import default_encoder
 
     return default_encoder()
 

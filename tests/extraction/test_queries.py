@@ -7,7 +7,7 @@ import json
 import pytest
 
 from extraction.queries import load_queries
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 
 def _write(path, text, bom=False):

@@ -10,14 +10,14 @@ import json
 import pytest
 from support_http import Reply, serve
 
-from extraction.config import SearchConfig
+from verirank_core.extraction_config import SearchConfig
 from extraction.politeness import TokenBucket, parse_retry_after, retry_delay
 from extraction.records import Query, SearchResult
 from extraction.search import (
     BraveBackend, SearchBackend, SerpFileBackend, done_path_for, make_backend, run_search,
 )
-from verirank.errors import ConfigError, SchemaError, SearchError
-from verirank.store import JsonlAppender, read_jsonl
+from verirank_core.errors import ConfigError, SchemaError, SearchError
+from verirank_core.store import JsonlAppender, read_jsonl
 
 KEY = "test-key-5e3cr3t"
 

@@ -10,8 +10,8 @@ import pytest
 from ranking.export import CSV_COLUMNS, export_items, export_run, read_ranked, write_trec
 from ranking.metrics import read_trec_run
 from ranking.records import RankedItem
-from verirank.errors import ConfigError, SchemaError, StoreError
-from verirank.store import write_jsonl
+from verirank_core.errors import ConfigError, SchemaError, StoreError
+from verirank_core.store import write_jsonl
 
 
 def _items():

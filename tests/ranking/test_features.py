@@ -14,15 +14,15 @@ from execution.records import (
     Action, ActionType, ExecutionResult, ExecutionStatus, StepRecord, StopReason, Trajectory,
 )
 from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
-from ranking.config import ALL_FEATURES, PAPER_FEATURES
+from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.features import (
     action_ratios, build_feature_table, compute_features, embedding_relevance, keyword_ratio,
     match_position, query_term_ratio, screen_ratios, spread, write_feature_files, attach_labels,
 )
 from ranking.terms import ACTION_VERBS, STOPWORDS, content_terms, stem
-from verirank.config import load_config
-from verirank.errors import SchemaError, StoreError
-from verirank.store import atomic_write_text, read_parquet
+from verirank_core.config import load_config
+from verirank_core.errors import SchemaError, StoreError
+from verirank_core.store import atomic_write_text, read_parquet
 
 NO_F2 = [n for n in ALL_FEATURES if n != "F2"]
 
@@ -185,7 +185,7 @@ def test_page_without_steps_has_all_zero_but_f2(tmp_path):
 
 @pytest.fixture(scope="module")
 def encoder():
-    from verirank.embed import default_encoder
+    from verirank_core.embed import default_encoder
 
     return default_encoder()
 
@@ -201,7 +201,7 @@ def test_f2_embedding_is_clipped_cosine_and_prefers_the_relevant_page(encoder):
 
 
 def test_f2_llm_score_goes_through_the_real_client(tmp_path):
-    llm = pytest.importorskip("verirank.llm")
+    llm = pytest.importorskip("verirank_core.llm")
     from support_scripted_llm import ScriptedLLMServer, request_text
 
     q, ext, exe, traj = _worked(tmp_path)
@@ -294,7 +294,7 @@ def test_feature_set_is_configurable_and_validated(tmp_path):
     table = build_feature_table(run, _cfg(names=["F4", "n_deviations_norm", "F1"]))
     assert list(table.columns)[5:] == ["F4", "n_deviations_norm", "F1"]
     assert table.loc[table["url"] == "https://b.example/dark", "n_deviations_norm"].item() == 0.25
-    from verirank.errors import ConfigError
+    from verirank_core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="unknown feature.*F19"):
         _cfg(names=["F1", "F19"])
@@ -375,7 +375,7 @@ def test_keyword_selection_by_document_frequency():
 
 
 def test_llm_relevance_from_config_in_the_table(tmp_path):
-    pytest.importorskip("verirank.llm")
+    pytest.importorskip("verirank_core.llm")
     from support_scripted_llm import ScriptedLLMServer, request_text
 
     run = runs.make_run(tmp_path / "run")

@@ -15,7 +15,7 @@ from ranking.metrics import (
     run_from_scores, write_qrels, write_trec_run,
 )
 from ranking.models import make_model, split_by_query
-from verirank.errors import ConfigError, SchemaError
+from verirank_core.errors import ConfigError, SchemaError
 
 METRICS = ("MRR", "P@1", "P@5", "NDCG@5", "NDCG@10")
 EXP_GAINS = {g: 2**g - 1 for g in range(5)}

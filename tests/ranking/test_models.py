@@ -14,7 +14,7 @@ from ranking.models import load_ranker, make_model, model_names, split_by_query
 from ranking.models.base import LEARNED_MODELS, Ranker
 from ranking.models.data import frame_to_ltr, query_slates
 from ranking.models.evaluation import evaluate_scores
-from verirank.errors import ConfigError, NotFittedError, SchemaError
+from verirank_core.errors import ConfigError, NotFittedError, SchemaError
 
 # small settings so the contract runs fast; the defaults are tested in the comparison below
 FAST = {

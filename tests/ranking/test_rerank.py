@@ -9,9 +9,9 @@ import pytest
 import support_ranking_runs as runs
 from ranking.features import attach_labels, build_feature_table, write_feature_files
 from ranking.rerank import load_model, rerank, rerank_run, score_with_model
-from verirank.config import load_config
-from verirank.errors import RankingError, SchemaError, StoreError
-from verirank.store import read_jsonl
+from verirank_core.config import load_config
+from verirank_core.errors import RankingError, SchemaError, StoreError
+from verirank_core.store import read_jsonl
 
 NO_F2 = [f"F{i}" for i in range(1, 19) if i != 2]
 

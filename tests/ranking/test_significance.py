@@ -10,7 +10,7 @@ from scipy import stats
 
 from ranking.metrics import evaluate
 from ranking.significance import compare, paired_ttest, permutation_test
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 
 def test_ttest_matches_scipy_and_handles_degenerate_cases():

@@ -7,7 +7,7 @@ import pytest
 
 import support_letor
 from ranking.svmlight import load_svmlight, save_svmlight
-from verirank.errors import SchemaError
+from verirank_core.errors import SchemaError
 
 
 def test_lightgbm_form_loads_with_query_file(shared_dir):

@@ -14,13 +14,13 @@ from mlflow.tracking import MlflowClient
 
 import support_letor
 from ranking import tracking
-from ranking.config import EvalConfig, TrainConfig
+from verirank_core.ranking_config import EvalConfig, TrainConfig
 from ranking.experiment import evaluate_runs, train
 from ranking.metrics import read_trec_run, run_from_scores, write_qrels, write_trec_run, qrels_from_labels
 from ranking.models import load_ranker
 from ranking.svmlight import save_svmlight
-from verirank.config import RunConfig
-from verirank.errors import ConfigError, StoreError
+from verirank_core.config import RunConfig
+from verirank_core.errors import ConfigError, StoreError
 
 
 @pytest.fixture(scope="module")

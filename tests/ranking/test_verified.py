@@ -8,10 +8,10 @@ import pytest
 
 import support_ranking_runs as runs
 from execution.records import ExecutionResult, ExecutionStatus, StopReason
-from ranking.config import VerifiedRuleConfig
+from verirank_core.ranking_config import VerifiedRuleConfig
 from ranking.verified import RULES, facts_from_execution, is_verified, summarize, verified_map
-from verirank.config import load_config
-from verirank.errors import ConfigError
+from verirank_core.config import load_config
+from verirank_core.errors import ConfigError
 
 
 def _exe(**kw) -> ExecutionResult:

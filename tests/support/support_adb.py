@@ -29,7 +29,7 @@ from typing import Optional
 
 import pytest
 
-from execution.device import AppInfo, Device, DeviceInfo
+from verirank_core.device import AppInfo, Device, DeviceInfo
 
 ADB_ENV = {"ADB_MDNS": "0", "ADB_USB": "0", "ADB_EMU": "0", "ADB_LIBUSB": "0"}
 _LIVE: list["AdbHostServer"] = []
@@ -239,7 +239,7 @@ class StubPhone(Device):
 
     def launch(self, package: str, activity: Optional[str] = None) -> None:
         self.calls.append(("launch", package, activity))
-        from verirank.errors import DeviceError
+        from verirank_core.errors import DeviceError
 
         if package != "com.android.settings":
             raise DeviceError(f"no launchable activity in {package}")

@@ -31,7 +31,7 @@ from execution.records import (
     Action, ActionType, ExecutionResult, ExecutionStatus, StepRecord, StopReason, Trajectory,
 )
 from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
-from verirank.store import atomic_write_json, atomic_write_text, write_jsonl
+from verirank_core.store import atomic_write_json, atomic_write_text, write_jsonl
 
 __all__ = [
     "WORKED_QUERY", "WORKED_STEPS", "WORKED_KEYWORDS", "WORKED_EXAMPLE_VALUES",

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 from xml.sax.saxutils import quoteattr
 
-from execution.device import AppInfo, Device, DeviceInfo
-from verirank.errors import DeviceError
+from verirank_core.device import AppInfo, Device, DeviceInfo
+from verirank_core.errors import DeviceError
 
 PKG = "com.android.settings"
 W, H = 1080, 2400

@@ -86,7 +86,7 @@ def write_world(folder: Path, data: dict[str, Any], name: str = "mini.yaml") -> 
 
 def find(sim, text: str):
     """The first clickable node (enabled or not) of the top window labelled ``text`` (itself or inside)."""
-    from execution.sim.layout import walk
+    from phonesim.layout import walk
 
     for node in (n for n in walk(sim.window().root) if n.clickable):
         if any(sub.text == text or sub.content_desc == text for sub in walk(node)):

@@ -11,7 +11,7 @@ from execution.records import ExecutionResult
 from extraction.records import Extraction
 from ranking.records import RankedItem
 from verirank.cli import app
-from verirank.store import read_jsonl
+from verirank_core.store import read_jsonl
 
 
 def test_run_chains_extraction_execution_and_ranking(tmp_path: Path) -> None:

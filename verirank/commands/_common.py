@@ -10,8 +10,8 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from verirank.config import RunConfig, load_config, parse_override
-from verirank.errors import VerirankError
+from verirank_core.config import RunConfig, load_config, parse_override
+from verirank_core.errors import VerirankError
 
 ConfigOpt = typer.Option(
     None, "--config", "-c", help="YAML config file(s) merged over configs/default.yaml.",

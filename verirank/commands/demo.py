@@ -23,7 +23,7 @@ def demo(
     out: Path = typer.Option(Path("runs/demo"), "--out", "-o", help="Output folder; re-running resumes it."),
     small: bool = typer.Option(True, "--small/--full",
                                help="The committed 12-query subset (default) or the full build "
-                                    "(datasets/howtobench/build, from `verirank bench build`)."),
+                                    "(datasets/howtobench/build, from `verirank howtobench build`)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Another HowToBench folder (overrides --small/--full)."),
     no_train: bool = typer.Option(False, "--no-train",
                                   help="Load the bundled pre-trained ranker instead of training it."),

@@ -12,7 +12,7 @@ from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progre
 
 def _llm_client_if_needed(cfg):
     if cfg.execution.predictor == "llm" or cfg.execution.judge == "llm":
-        from verirank.llm import LLMClient
+        from verirank_core.llm import LLMClient
 
         return LLMClient.from_config(cfg.llm)
     return None

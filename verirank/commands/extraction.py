@@ -50,7 +50,7 @@ def search(
       verirank search -q my-queries.tsv -o runs/live --set extraction.search.backend=brave --top-n 10
     """
     from extraction.pipeline import search_stage
-    from verirank.store import RunDir
+    from verirank_core.store import RunDir
 
     cfg = resolve_config(config, set_, {"extraction.search.top_n": top_n})
     counts = search_stage(RunDir(out), cfg, queries, serp)
@@ -83,7 +83,7 @@ def fetch(
     """
     from extraction.pipeline import fetch_stage
     from extraction.records import SearchResult
-    from verirank.store import RunDir, read_jsonl
+    from verirank_core.store import RunDir, read_jsonl
 
     cfg = resolve_config(config, set_, {
         "extraction.fetch.allow_private_hosts": True if allow_private_hosts else None,
@@ -125,7 +125,7 @@ def extract(
     """
     from extraction.pipeline import extract_stage
     from extraction.records import Page
-    from verirank.store import RunDir, read_jsonl
+    from verirank_core.store import RunDir, read_jsonl
 
     cfg = resolve_config(config, set_, {
         "extraction.extract.extractor": extractor,

@@ -17,9 +17,9 @@ import typer
 
 from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config
 from verirank.commands.extraction import bar, summary
-from verirank.config import RunConfig
-from verirank.errors import ConfigError
-from verirank.store import RunDir
+from verirank_core.config import RunConfig
+from verirank_core.errors import ConfigError
+from verirank_core.store import RunDir
 
 
 @dataclass

@@ -42,7 +42,7 @@ def features_stage(run_dir: Path, cfg, qrels: Optional[Path] = None) -> dict:
     """Compute and write the feature files of a run directory; returns the stage counts."""
     from ranking.features import attach_labels, build_feature_table, write_feature_files
     from ranking.metrics import read_qrels
-    from verirank.store import RunDir
+    from verirank_core.store import RunDir
 
     labels = read_qrels(qrels) if qrels is not None else None
     run = RunDir(run_dir)
@@ -98,7 +98,7 @@ def rerank(
 def rerank_stage(run_dir: Path, cfg, model: str) -> dict:
     """Rerank a run directory with a saved model or MLflow URI; returns the stage counts."""
     from ranking.rerank import load_model, rerank_run
-    from verirank.store import RunDir
+    from verirank_core.store import RunDir
 
     ranker = load_model(model, tracking_uri=cfg.ranking.tracking_uri)
     run = RunDir(run_dir)

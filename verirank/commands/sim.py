@@ -20,7 +20,7 @@ sim_app = typer.Typer(
 @friendly_errors
 def list_cmd() -> None:
     """List the bundled worlds with their app, version and device."""
-    from execution.sim.world import list_worlds, load_world
+    from phonesim.world import list_worlds, load_world
 
     names = list_worlds()
     if not names:
@@ -50,9 +50,9 @@ def show_cmd(
     Files are SCREEN.png / SCREEN.xml, then SCREEN_p2.png... for the next pages of a long list.
     Screens are opened directly, with the world's initial state.
     """
-    from execution.sim.simulator import Simulator
-    from execution.sim.world import load_world
-    from verirank.store import atomic_write_bytes, atomic_write_text
+    from phonesim.simulator import Simulator
+    from phonesim.world import load_world
+    from verirank_core.store import atomic_write_bytes, atomic_write_text
 
     w = load_world(world)
     sim = Simulator(w)
@@ -94,8 +94,8 @@ def check_cmd(
     """
     import time
 
-    from execution.sim.explore import explore, solve_goal
-    from execution.sim.world import load_world
+    from phonesim.explore import explore, solve_goal
+    from phonesim.world import load_world
 
     w = load_world(world)
     started = time.perf_counter()
@@ -131,12 +131,12 @@ def serve_cmd(
 ) -> None:
     """Serve a simulated phone over the ADB protocol (then: adb connect HOST:PORT, or --devices adb:HOST:PORT)."""
     try:
-        from execution.adb_server import serve_forever
+        from phonesim.adb_server import serve_forever
     except ModuleNotFoundError as exc:
-        if exc.name != "execution.adb_server":
+        if exc.name != "phonesim.adb_server":
             raise
-        raise fail("the ADB protocol server (execution/adb_server.py) is not available in this install") from None
-    from execution.sim.device import SimDevice
+        raise fail("the ADB protocol server (phonesim/adb_server.py) is not available in this install") from None
+    from phonesim.device import SimDevice
 
     device = SimDevice.open(world)
 

@@ -22,7 +22,7 @@ IMPORTED_DIR = Path(__file__).resolve().parents[2] / "datasets" / "worlds" / "im
 
 
 def _write_world(doc: dict[str, Any], out: Path) -> None:
-    from verirank.store import atomic_write_text
+    from verirank_core.store import atomic_write_text
 
     out.parent.mkdir(parents=True, exist_ok=True)
     # compact JSON: the OnePlus world has ~540 screens
@@ -32,7 +32,7 @@ def _write_world(doc: dict[str, Any], out: Path) -> None:
 
 def _write_report(report: dict[str, Any], path: Optional[Path]) -> None:
     if path is not None:
-        from verirank.store import atomic_write_json
+        from verirank_core.store import atomic_write_json
 
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_json(path, report)
@@ -54,9 +54,9 @@ def import_apk(
     Example: verirank worlds import-apk ../shared/apps/oneplus-settings-android11
     then: verirank sim show imported/oneplus-settings-android11
     """
-    from execution.worlds.apk_map import parse_apk
-    from execution.worlds.apk_world import build_apk_world
-    from execution.worlds.coverage import apk_coverage, format_report, tap_reachable
+    from phonesim.worlds.apk_map import parse_apk
+    from phonesim.worlds.apk_world import build_apk_world
+    from phonesim.worlds.coverage import apk_coverage, format_report, tap_reachable
 
     uimap = parse_apk(apk_dir)
     name = apk_dir.resolve().name
@@ -91,8 +91,8 @@ def import_utg(
 
     Example: verirank worlds import-utg ../shared/apps/droidtask-utg
     """
-    from execution.worlds.coverage import format_report, utg_coverage
-    from execution.worlds.utg import _slug, build_utg_world, find_utg_dirs, load_tasks
+    from phonesim.worlds.coverage import format_report, utg_coverage
+    from phonesim.worlds.utg import _slug, build_utg_world, find_utg_dirs, load_tasks
 
     app_dirs = find_utg_dirs(utg_dir)
     several = len(app_dirs) > 1 or not (utg_dir / "utg.yaml").is_file()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional
 
-from verirank.store import atomic_write_text
+from verirank_core.store import atomic_write_text
 
 __all__ = ["build_report"]
 

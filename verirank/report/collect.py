@@ -20,8 +20,8 @@ from typing import Any, Optional
 from execution.records import ExecutionResult, ExecutionStatus, Trajectory
 from extraction.records import Extraction, Query, SearchResult
 from ranking.records import RankedItem
-from verirank.errors import SchemaError, StoreError
-from verirank.store import read_json, read_jsonl
+from verirank_core.errors import SchemaError, StoreError
+from verirank_core.store import read_json, read_jsonl
 
 __all__ = ["PageView", "QueryView", "ReportData", "collect_run", "page_anchor"]
 

@@ -1,0 +1,18 @@
+"""Simulator worlds built from real app structure instead of by hand.
+
+* :mod:`phonesim.worlds.apk_map` — parse an apktool-decoded Settings APK
+  (preference XMLs, strings, manifest) into a :class:`UIMap`.
+* :mod:`phonesim.worlds.uimap` — the :class:`UIMap` itself (screens,
+  elements, links) with route finding, also buildable from any world.
+* :mod:`phonesim.worlds.apk_world` — a UI map -> a simulator world document.
+* :mod:`phonesim.worlds.utg` — a DroidBot UI transition graph (DroidTask) ->
+  a simulator world, with goals for the tasks it can replay.
+* :mod:`phonesim.worlds.coverage` — coverage reports and a tap-by-tap
+  reachability search in the simulator.
+
+See ``docs/real-worlds.md``.
+"""
+
+from phonesim.worlds.uimap import Hop, MapElement, MapScreen, UIMap, Unresolved, build_ui_map
+
+__all__ = ["Hop", "MapElement", "MapScreen", "UIMap", "Unresolved", "build_ui_map"]

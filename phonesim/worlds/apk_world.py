@@ -1,0 +1,267 @@
+"""Turn a :class:`UIMap` parsed from a Settings APK into a simulator world document.
+
+Each preference screen becomes a page whose nodes follow the XML: category
+headers, rows that open other screens, switches and checkboxes bound to bool
+state variables, list preferences that open a single-choice dialog, radio
+groups, edit-text dialogs and sliders. Links that could not be resolved open
+an empty placeholder page titled like the row (the coverage report lists why).
+
+Collapsed "Advanced" sections (``settings:initialExpandedChildrenCount``) work
+like AndroidX's ExpandButton: a row titled "Advanced" whose summary lists the
+hidden titles, shown until tapped; the section collapses again each time the
+screen is opened. Long screens scroll because the simulator lays pages out as
+scrollable lists.
+
+The result is a plain dict in the format of ``phonesim/world.py``;
+:func:`build_apk_world` also validates it with the world loader.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from phonesim.world import World, parse_world
+from phonesim.worlds.uimap import MapElement, MapScreen, UIMap
+
+__all__ = ["ONEPLUS_8", "APK_GOALS", "ui_map_to_world", "build_apk_world", "clean_text"]
+
+#: the phone this APK ran on: OnePlus 8 (IN2013), OxygenOS 11 / Android 11
+ONEPLUS_8: dict[str, Any] = {
+    "manufacturer": "OnePlus", "model": "IN2013", "os_version": "11", "sdk": 30,
+    "width": 1080, "height": 2400, "density": 420, "navigation": "gesture",
+    "launcher_package": "net.oneplus.launcher",
+}
+
+#: goals (LABELS ONLY) for settings the import can find: (goal, element key, value, How-to question)
+APK_GOALS: list[tuple[str, str, Any, str]] = [
+    ("dark_mode_on", "dark_mode_enabled", True, "How to turn on dark mode on a OnePlus phone"),
+    ("auto_rotate_on", "toggle_lock_screen_rotation_preference", True, "How to turn on auto-rotate screen"),
+    ("adaptive_brightness_off", "auto_brightness", False, "How to turn off adaptive brightness"),
+]
+
+_RESERVED = {"and", "or", "not", "true", "false", "contains"}
+
+
+def clean_text(text: str) -> str:
+    """Display text safe for world templates (braces would be read as placeholders)."""
+    return text.replace("{", "(").replace("}", ")").strip()
+
+
+class _Vars:
+    """State variable names: one per setting key, shared by screens that show the same key."""
+
+    def __init__(self) -> None:
+        self.specs: dict[str, dict[str, Any]] = {}
+        self.by_key: dict[tuple[str, str], str] = {}
+
+    def get(self, key: str, spec: dict[str, Any]) -> str:
+        signature = (key, repr(sorted(spec.items())))
+        if signature in self.by_key:
+            return self.by_key[signature]
+        base = re.sub(r"\W", "_", key).strip("_") or "setting"
+        if base[0].isdigit() or base in _RESERVED:
+            base = "v_" + base
+        name, n = base, 2
+        while name in self.specs:
+            name, n = f"{base}_{n}", n + 1
+        self.specs[name] = spec
+        self.by_key[signature] = name
+        return name
+
+
+def ui_map_to_world(uimap: UIMap, *, name: str, description: str = "", label: str = "Settings",
+                    version: str = "11", device: Optional[dict[str, Any]] = None,
+                    goals: Optional[list[tuple[str, str, Any, str]]] = None) -> dict[str, Any]:
+    """A world document (dict) for ``uimap``; see the module docstring for the mapping."""
+    builder = _WorldBuilder(uimap)
+    pages = [s for s in uimap.screens.values() if s.kind == "page"]
+    for screen in pages:
+        builder.page(screen)
+    doc: dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "app": {"package": uimap.app, "label": label, "version": version, "launch_activity": ".Settings",
+                "default_activity": ".SubSettings", "launch_screen": uimap.home},
+        "device": dict(device or ONEPLUS_8),
+        "style": {"accent": "#eb0029", "switch_id": "android:id/switch_widget"},
+        "state": builder.vars.specs,
+        "screens": builder.screens,
+        "goals": builder.goals(goals if goals is not None else APK_GOALS),
+    }
+    return doc
+
+
+def build_apk_world(uimap: UIMap, **options: Any) -> tuple[dict[str, Any], World]:
+    """The world document and the validated :class:`World` (raises ``WorldError`` if invalid)."""
+    doc = ui_map_to_world(uimap, **options)
+    return doc, parse_world(doc, source=f"<import of {options.get('name', uimap.app)}>")
+
+
+class _WorldBuilder:
+    def __init__(self, uimap: UIMap):
+        self.map = uimap
+        self.vars = _Vars()
+        self.screens: list[dict[str, Any]] = []
+        #: element key -> state variable (for goals)
+        self.var_of_key: dict[str, str] = {}
+
+    # -- screens
+
+    def page(self, screen: MapScreen) -> None:
+        home = screen.id == self.map.home
+        out: dict[str, Any] = {"id": screen.id, "title": clean_text(screen.title)}
+        if home:
+            out["back_arrow"] = False
+        nodes: list[dict[str, Any]] = []
+        # one "Advanced" row and one bool variable per collapsible section
+        sections = list(dict.fromkeys(el.section for el in screen.elements if el.collapsed))
+        expand_vars = {sec: self.vars.get(f"{screen.id}__{sec}__expanded", {"type": "bool", "initial": False})
+                       for sec in sections}
+        if expand_vars:
+            out["on_enter"] = [{"set": {var: False}} for var in expand_vars.values()]
+        radio_vars = self.radio_groups(screen)
+        for el in screen.elements:
+            node = self.node(screen, el, radio_vars, icon=home)
+            if node is None:
+                continue
+            if el.collapsed:
+                var = expand_vars[el.section]
+                if not any(n.get("visible_if") == var for n in nodes):
+                    members = [e for e in screen.elements if e.collapsed and e.section == el.section]
+                    nodes.append({"id": f"{screen.id}.{el.section}.advanced", "kind": "row", "title": "Advanced",
+                                  "summary": clean_text(_collapsed_summary(members)),
+                                  "visible_if": f"not {var}", "on_click": [{"set": {var: True}}]})
+                node["visible_if"] = var
+            nodes.append(node)
+        out["nodes"] = nodes
+        self.screens.append(out)
+
+    def radio_groups(self, screen: MapScreen) -> dict[str, str]:
+        """Radio preferences under the same header form one choice: element key -> variable."""
+        groups: dict[str, list[MapElement]] = {}
+        for el in screen.elements:
+            if el.kind == "radio":
+                groups.setdefault(el.category, []).append(el)
+        out = {}
+        for category, members in groups.items():
+            options = list(dict.fromkeys(clean_text(m.title) for m in members))
+            var = self.vars.get(f"{screen.id}__{category or 'choice'}",
+                                {"type": "choice", "options": options, "initial": options[0]})
+            for m in members:
+                out[m.key] = var
+        return out
+
+    def placeholder(self, screen: MapScreen, el: MapElement) -> str:
+        """An empty page for a link the import could not resolve (reason in the coverage report)."""
+        pid = f"{screen.id}__{el.key}__unresolved"
+        self.screens.append({"id": pid, "title": clean_text(el.title)})
+        return pid
+
+    def dialog(self, screen: MapScreen, el: MapElement, nodes: list[dict[str, Any]],
+               buttons: list[dict[str, Any]]) -> str:
+        did = f"{screen.id}__{el.key}__dialog"
+        self.screens.append({"id": did, "kind": "dialog", "title": clean_text(el.title), "nodes": nodes,
+                             "buttons": buttons})
+        return did
+
+    # -- nodes
+
+    def node(self, screen: MapScreen, el: MapElement, radio_vars: dict[str, str], icon: bool) -> Optional[dict]:
+        title = clean_text(el.title)
+        summary = clean_text(el.summary)
+        node: dict[str, Any] = {"id": f"{screen.id}.{el.key}"}
+        if el.kind == "header":
+            return {**node, "kind": "header", "title": title}
+        if el.kind == "text":
+            return {**node, "kind": "text", "text": "\n".join(t for t in (title, summary) if t)}
+        node.update({"kind": "row", "title": title})
+        if summary:
+            node["summary"] = summary
+        if icon:
+            node["icon"] = True
+        if el.kind in ("switch", "checkbox"):
+            var = self.vars.get(el.key, {"type": "bool", "initial": bool(el.default) if el.default is not None
+                                         else False})
+            self.var_of_key.setdefault(el.key, var)
+            if el.summary_on or el.summary_off:
+                node["summary"] = "{%s?%s:%s}" % (var, _no_colon(el.summary_on or summary),
+                                                  _no_colon(el.summary_off or summary))
+            if el.kind == "switch":
+                node["switch"] = var
+            else:
+                node.update({"kind": "checkbox", "var": var})
+        elif el.kind == "list":
+            node["on_click"] = [{"dialog": self.list_dialog(screen, el, node)}]
+        elif el.kind == "radio":
+            node.update({"kind": "radio", "var": radio_vars[el.key], "value": title})
+        elif el.kind == "edit":
+            var = self.vars.get(el.key, {"type": "text", "initial": ""})
+            edit = {"kind": "edit", "on_input": var, "hint": title}
+            node["on_click"] = [{"dialog": self.dialog(screen, el, [edit], _buttons("Cancel", "OK"))}]
+        elif el.kind == "slider":
+            var = self.vars.get(el.key, {"type": "int", "min": 0, "max": 100, "initial": 50})
+            node = {"id": node["id"], "kind": "slider", "title": title, "var": var}
+        if el.target and el.kind not in ("list", "edit", "radio", "slider", "checkbox"):
+            node["on_click"] = [{"goto": el.target}]
+        elif el.unresolved and el.kind in ("link", "pref", "switch"):
+            node["on_click"] = [{"goto": self.placeholder(screen, el)}]
+        if not el.selectable and "on_click" not in node and "switch" not in node:
+            node["clickable"] = False
+        if not el.enabled:
+            node["enabled"] = False
+        elif el.dependency and el.dependency in self.var_of_key:
+            node["enabled_if"] = self.var_of_key[el.dependency]
+        return node
+
+    def list_dialog(self, screen: MapScreen, el: MapElement, row: dict[str, Any]) -> str:
+        """A single-choice dialog with the entries (or only Cancel when they are unknown)."""
+        entries = list(dict.fromkeys(clean_text(e) for e in el.entries if clean_text(e)))
+        if not entries:
+            if row.get("summary", "").strip() == "%s":
+                del row["summary"]
+            return self.dialog(screen, el, [], _buttons("Cancel"))
+        initial = el.default if el.default in entries else entries[0]
+        var = self.vars.get(el.key, {"type": "choice", "options": entries, "initial": initial})
+        self.var_of_key.setdefault(el.key, var)
+        if "%s" in row.get("summary", ""):
+            row["summary"] = row["summary"].replace("%s", "{%s}" % var)
+        return self.dialog(screen, el, [{"kind": "choices", "var": var}], _buttons("Cancel"))
+
+    # -- goals
+
+    def goals(self, wanted: list[tuple[str, str, Any, str]]) -> dict[str, Any]:
+        out = {}
+        for goal, key, value, query in wanted:
+            var = self.var_of_key.get(key)
+            if var is None:
+                continue
+            literal = ("true" if value else "false") if isinstance(value, bool) else f"'{value}'"
+            out[goal] = {"expr": f"{var} == {literal}", "query": query}
+        return out
+
+
+def _buttons(*labels: str) -> list[dict[str, Any]]:
+    return [{"kind": "button", "text": label} for label in labels]
+
+
+def _no_colon(text: str) -> str:
+    # {var?yes:no} templates split on the first colon
+    return text.replace(":", " -")
+
+
+def _collapsed_summary(collapsed: list[MapElement]) -> str:
+    """What AndroidX's ExpandButton shows: hidden titles, a titled category instead of its children."""
+    parts: list[str] = []
+    listed_categories: set[str] = set()
+    for el in collapsed:
+        if el.kind == "header":
+            if el.title:
+                parts.append(el.title)
+                listed_categories.add(el.title)
+            continue
+        if el.category and el.category in listed_categories:
+            continue
+        if el.title:
+            parts.append(el.title)
+    return ", ".join(parts)

@@ -1,0 +1,282 @@
+"""The OnePlus Settings APK import: UI map, world, simulator behaviour, coverage, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support_worlds import find, tap_text, texts
+from typer.testing import CliRunner
+
+from phonesim.device import SimDevice
+from phonesim.world import parse_world
+from phonesim.worlds import build_ui_map
+from phonesim.worlds.apk_map import StringTable, parse_apk, xml_for_class
+from phonesim.worlds.apk_world import build_apk_world
+from phonesim.worlds.coverage import apk_coverage, tap_reachable
+from verirank_core.errors import WorldError
+
+PACKAGE = "com.android.settings"
+
+
+@pytest.fixture(scope="module")
+def apk_dir(shared_dir: Path) -> Path:
+    return shared_dir / "apps" / "oneplus-settings-android11"
+
+
+@pytest.fixture(scope="module")
+def imported(apk_dir: Path):
+    uimap = parse_apk(apk_dir)
+    doc, world = build_apk_world(uimap, name="oneplus-settings-android11")
+    return uimap, doc, world
+
+
+@pytest.fixture
+def device(imported) -> SimDevice:
+    dev = SimDevice(imported[2])
+    dev.reset(PACKAGE)
+    return dev
+
+
+def test_at_least_150_screens_are_reachable_from_home_by_tapping(imported):
+    uimap, _, world = imported
+    reached = tap_reachable(world)
+    preference_screens = {sid for sid, s in uimap.screens.items() if s.kind == "page"}
+    by_taps = preference_screens & set(reached)
+    assert len(by_taps) >= 150
+    # the simulator agrees with the map's own link graph
+    assert by_taps == set(uimap.reachable(pages_only=True))
+    assert reached["dark_mode_settings"] == ["Display", "Dark mode"]
+
+
+def test_display_dark_mode_has_a_switch_that_flips_in_the_dump(device):
+    tap_text(device, "Display")
+    tap_text(device, "Dark mode")
+    assert find(device, "Dark mode").get("class") == "android.widget.TextView"  # the toolbar title
+    switch = next(n for n in _nodes(device) if n.get("class") == "android.widget.Switch")
+    assert switch.get("checked") == "false"
+    assert not device.simulator.goal_satisfied("dark_mode_on")
+    tap_text(device, "Manual")  # OnePlus labels the dark mode switch "Manual"
+    switch = next(n for n in _nodes(device) if n.get("class") == "android.widget.Switch")
+    assert switch.get("checked") == "true"
+    assert device.simulator.goal_satisfied("dark_mode_on")  # labeller's view only
+
+
+def _nodes(device):
+    from support_worlds import nodes
+
+    return nodes(device)
+
+
+def test_home_screen_reads_like_oneplus_settings(device):
+    shown = texts(device)
+    assert shown[0] == "Settings"
+    for title in ("Wi-Fi & network", "Display", "Apps & Notifications", "Battery"):
+        assert title in shown
+    assert "About Phone" not in shown  # below the fold until the list scrolls
+    tap_text(device, "About Phone")
+    assert "About Phone" in texts(device)
+    # android:order puts Display right after the two connection entries
+    assert shown.index("Display") == shown.index("Bluetooth & device connection") + 1
+    assert not any("@string/" in t or "%1$" in t for t in shown)
+
+
+def test_strings_are_resolved_through_references_and_missing_ones_reported(apk_dir, imported):
+    uimap, doc, _ = imported
+    table = StringTable.load(apk_dir / "res" / "values")
+    # oneplus_dark_mode is itself "@string/theme_switch_dark_mode_title"
+    assert table.text("@string/oneplus_dark_mode", "test") == "Night Mode"
+    assert table.text("@string/no_such_string_here", "test") == ""
+    assert ("@string/no_such_string_here", "test") in table.missing
+    assert not any("@string/" in json.dumps(s) for s in doc["screens"])
+    assert uimap.missing_strings and all(name.startswith("@") for name, _ in uimap.missing_strings)
+    keywords = uimap.screens["display_settings"].keywords
+    assert keywords and all(k == k.strip() for k in keywords)
+
+
+def test_string_escapes_and_format_args(tmp_path):
+    values = tmp_path / "values"
+    values.mkdir()
+    (values / "strings.xml").write_text(
+        '<resources><string name="a">Don\\\'t \\"panic\\"</string>'
+        '<string name="b">"  kept  "</string><string name="c">Off / %1$s</string>'
+        '<string name="d">@string/c</string><string name="e"><b>Bold</b> text</string>'
+        '<string name="loop">@string/loop</string></resources>', encoding="utf-8")
+    table = StringTable.load(values)
+    assert table.text("@string/a", "t") == 'Don\'t "panic"'
+    assert table.text("@string/b", "t") == "kept"
+    assert table.text("@string/d", "t") == "Off / %s"
+    assert table.text("@string/e", "t") == "Bold text"
+    assert table.text("@string/loop", "t") == ""
+    assert any("cycle" in where for _, where in table.missing)
+
+
+def _mini_apk(root: Path, arrays: str = "") -> Path:
+    """A tiny decoded APK: home -> Display (a list with real entries, a switch, a collapsed section)."""
+    (root / "res" / "xml").mkdir(parents=True)
+    (root / "res" / "values").mkdir(parents=True)
+    ns = ('xmlns:android="http://schemas.android.com/apk/res/android" '
+          'xmlns:settings="http://schemas.android.com/apk/res-auto"')
+    (root / "res" / "xml" / "top_level_settings.xml").write_text(
+        f'<PreferenceScreen {ns}><Preference android:title="@string/display" android:key="top_display" '
+        'android:fragment="com.example.DisplaySettings"/>'
+        '<Preference android:title="Sound" android:key="sound" android:fragment="com.example.Gone"/>'
+        '</PreferenceScreen>', encoding="utf-8")
+    (root / "res" / "xml" / "display_settings.xml").write_text(
+        f'<PreferenceScreen {ns} android:title="@string/display" settings:initialExpandedChildrenCount="2">'
+        '<ListPreference android:key="timeout" android:title="Screen timeout" android:summary="%s" '
+        'android:entries="@array/timeout_entries" android:entryValues="@array/timeout_values" '
+        'android:defaultValue="60"/>'
+        '<SwitchPreference android:key="dark" android:title="Dark theme"/>'
+        '<PreferenceCategory android:title="More"><SwitchPreference android:key="hidden" android:title="Hidden one"/>'
+        '</PreferenceCategory></PreferenceScreen>', encoding="utf-8")
+    (root / "res" / "values" / "strings.xml").write_text(
+        '<resources><string name="display">Display</string><string name="s30">30 seconds</string></resources>',
+        encoding="utf-8")
+    (root / "res" / "values" / "arrays.xml").write_text(arrays or (
+        '<resources><string-array name="timeout_entries"><item>@string/s30</item><item>1 minute</item>'
+        '<item>2 minutes</item></string-array><string-array name="timeout_values"><item>30</item>'
+        '<item>60</item><item>120</item></string-array></resources>'), encoding="utf-8")
+    (root / "AndroidManifest.xml").write_text(
+        '<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="com.android.settings">'
+        '<application/></manifest>', encoding="utf-8")
+    (root / "fragment_xml.json").write_text(json.dumps(
+        {"fragments": {"com.example.DisplaySettings": ["display_settings"]}, "missing": ["com.example.Gone"]}))
+    return root
+
+
+def test_a_list_preference_opens_a_dialog_with_the_array_entries(tmp_path):
+    uimap = parse_apk(_mini_apk(tmp_path / "apk"))
+    _, world = build_apk_world(uimap, name="mini")
+    dev = SimDevice(world)
+    dev.reset(PACKAGE)
+    tap_text(dev, "Display")
+    assert find(dev, "1 minute") is not None  # the summary shows the default entry (value 60)
+    tap_text(dev, "Screen timeout")
+    options = [n.get("text") for n in _nodes(dev) if n.get("class") == "android.widget.CheckedTextView"]
+    assert options == ["30 seconds", "1 minute", "2 minutes"]
+    tap_text(dev, "2 minutes")
+    assert find(dev, "2 minutes") is not None and find(dev, "Screen timeout") is not None  # dialog closed
+    assert uimap.unresolved[0].reason == "fragment Gone is not in this APK"
+
+
+def test_an_advanced_section_is_collapsed_until_tapped(tmp_path, device):
+    uimap = parse_apk(_mini_apk(tmp_path / "apk"))
+    _, world = build_apk_world(uimap, name="mini")
+    dev = SimDevice(world)
+    dev.reset(PACKAGE)
+    tap_text(dev, "Display")
+    assert find(dev, "Hidden one") is None
+    advanced = find(dev, "Advanced")
+    assert advanced is not None
+    # like AndroidX's ExpandButton, the summary names the hidden category rather than its children
+    summary = find(dev, "More")
+    assert summary is not None and summary.get("resource-id") == "android:id/summary"
+    assert texts(dev).count("More") == 1  # the category header itself is hidden
+    tap_text(dev, "Advanced")
+    assert find(dev, "Hidden one") is not None and find(dev, "Advanced") is None
+    dev.key("back")
+    tap_text(dev, "Display")
+    assert find(dev, "Hidden one") is None  # collapsed again on re-entry
+    # the real OnePlus screen: Languages & input hides "Spell Checker" behind Advanced
+    tap_text(device, "System")
+    tap_text(device, "Languages\u00a0& input")
+    assert find(device, "Spell Checker") is None
+    tap_text(device, "Advanced")
+    assert find(device, "Spell Checker") is not None
+
+
+def test_oneplus_list_preferences_open_a_dialog_and_missing_entries_are_reported(device, imported):
+    tap_text(device, "Display")
+    tap_text(device, "Dark mode")
+    tap_text(device, "Turn on automatically")
+    assert device.simulator.window().kind == "dialog"
+    assert find(device, "Cancel") is not None
+    report = apk_coverage(imported[0])
+    stub = [x for x in report["lists_without_entries"] if x["element"] == "Turn on automatically"]
+    assert stub and "empty stub" in stub[0]["reason"]
+
+
+def test_route_to_finds_the_shortest_path_by_label(imported):
+    uimap, _, world = imported
+    assert [h.tap for h in uimap.route_to("Dark mode")] == ["Display"]
+    assert [h.tap for h in uimap.route_to("USB debugging")] == ["System", "Developer options"]
+    assert uimap.route_to("Dark mode", start="display_settings") == []  # already shown there
+    assert [h.tap for h in uimap.route_to("Manual", start="display_settings")] == ["Dark mode"]
+    assert uimap.route_to("no such setting anywhere") is None
+    hops = uimap.route("top_level_settings", "dark_mode_settings")
+    assert [(h.screen, h.to) for h in hops] == [("top_level_settings", "display_settings"),
+                                                ("display_settings", "dark_mode_settings")]
+    # the map rebuilt from the world alone gives the same route
+    from_world = build_ui_map(world)
+    assert [h.tap for h in from_world.route_to("Dark mode")] == ["Display"]
+    collapsed = from_world.route_to("Spell Checker")
+    assert collapsed is not None and [h.tap for h in collapsed][-1] == "Languages\u00a0& input"
+
+
+def test_class_name_rule_agrees_with_the_known_mapping(apk_dir):
+    known = json.loads((apk_dir / "fragment_xml.json").read_text())["fragments"]
+    names = {p.stem for p in (apk_dir / "res" / "xml").glob("*.xml")}
+    agree = disagree = 0
+    for cls, xmls in known.items():
+        guess = xml_for_class(cls, names)
+        if guess is not None and xmls:
+            agree += guess == xmls[0]
+            disagree += guess != xmls[0]
+    assert agree >= 80 and disagree == 0
+
+
+def test_coverage_report_has_the_expected_keys_and_plausible_numbers(imported):
+    uimap, _, world = imported
+    report = apk_coverage(uimap, world)
+    for key in ("screens", "elements", "reachable_from_home", "unresolved", "missing_strings",
+                "unresolved_by_reason", "lists_without_entries", "collapsed_sections"):
+        assert key in report
+    assert 300 <= report["screens"] <= 349
+    assert report["elements"] > 1000
+    assert 150 <= report["reachable_from_home"] <= report["screens"]
+    assert report["reachable_without_guessed_links"] <= report["reachable_from_home"]
+    assert report["unresolved"] and all(u["reason"] for u in report["unresolved"])
+    assert report["collapsed_sections"] >= 5
+    assert sum(report["unresolved_by_reason"].values()) == len(report["unresolved"])
+    assert set(report["world"]["goals"]) >= {"dark_mode_on"}
+
+
+def test_malformed_input_gives_a_clear_error(tmp_path):
+    with pytest.raises(WorldError, match="not a decoded APK"):
+        parse_apk(tmp_path)
+    apk = _mini_apk(tmp_path / "broken")
+    (apk / "res" / "xml" / "display_settings.xml").write_text("<PreferenceScreen><oops>", encoding="utf-8")
+    with pytest.raises(WorldError, match=r"display_settings\.xml: not readable XML"):
+        parse_apk(apk)
+    (apk / "res" / "xml" / "display_settings.xml").unlink()
+    (apk / "fragment_xml.json").write_text("[]")
+    with pytest.raises(WorldError, match="fragment_xml.json"):
+        parse_apk(apk)
+    with pytest.raises(WorldError, match="no such folder"):
+        parse_apk(tmp_path / "missing")
+
+
+def test_cli_import_apk_writes_a_loadable_world_and_prints_coverage(tmp_path):
+    from verirank.cli import app
+
+    apk = _mini_apk(tmp_path / "apk")
+    out = tmp_path / "mini.json"
+    result = CliRunner().invoke(app, ["worlds", "import-apk", str(apk), "--out", str(out), "--verify",
+                                      "--report-json", str(tmp_path / "report.json")])
+    assert result.exit_code == 0, result.output
+    assert "reachable_from_home:" in result.output and "reachable_by_taps:" in result.output
+    world = parse_world(json.loads(out.read_text()))
+    assert world.app.launch_screen == "top_level_settings"
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["reachable_by_taps"] == report["reachable_from_home"] == 2
+    bad = CliRunner().invoke(app, ["worlds", "import-apk", str(tmp_path / "nothing")])
+    assert bad.exit_code == 2 and "error:" in bad.output
+
+
+def test_committed_world_matches_a_fresh_import(repo_root, imported):
+    committed = json.loads((repo_root / "datasets/worlds/imported/oneplus-settings-android11.json").read_text())
+    fresh = imported[1]
+    assert [s["id"] for s in committed["screens"]] == [s["id"] for s in fresh["screens"]]
+    assert committed["state"] == json.loads(json.dumps(fresh["state"]))

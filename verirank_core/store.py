@@ -1,0 +1,294 @@
+"""The run directory: every stage's output plus a manifest.
+
+Layout of ``DIR`` (each file is documented in the README)::
+
+    DIR/manifest.json        resolved config, package versions, git sha, stage log
+    DIR/queries.jsonl        stage 1 input, normalised
+    DIR/serp.jsonl           search results (original ranking)
+    DIR/pages.jsonl          one fetch record per (qid, url)
+    DIR/extraction.jsonl     one extraction record per (qid, url)
+    DIR/execution.jsonl      one execution record per (qid, url)
+    DIR/trajectories/...     per-page trajectory folders
+    DIR/features.parquet     one feature row per (qid, url)
+
+Only this module knows file formats. JSONL files are appended one whole line
+per ``write()`` and flushed; a line torn by a kill is dropped on the next
+open, so a resumed stage neither loses nor duplicates an item. Whole-file
+outputs are written to a temporary file and renamed into place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Iterator, TypeVar
+
+from verirank_core.errors import SchemaError, StoreError
+from verirank_core.records import Record
+
+R = TypeVar("R", bound=Record)
+
+# read once: os.umask can only be read by setting it, which is not thread-safe
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so readers see the old or the new file, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        # mkstemp creates 0600; give the file the permissions a plain open() would
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _repair_torn_tail(path: Path) -> None:
+    """Cut a final line that has no newline (a write interrupted by a kill)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(0)
+        data = fh.read()
+        cut = data.rfind(b"\n") + 1
+        fh.truncate(cut)
+
+
+def read_jsonl(path: Path, record_type: type[R]) -> list[R]:
+    """Read and validate every line of a JSONL file (torn last line ignored)."""
+    return list(iter_jsonl(path, record_type))
+
+
+def iter_jsonl(path: Path, record_type: type[R]) -> Iterator[R]:
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(f"{path} does not exist")
+    with open(path, "rb") as fh:
+        lines = fh.read().split(b"\n")
+    # a final chunk without newline is a torn write (or an empty string)
+    for lineno, raw in enumerate(lines[:-1], start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+        yield record_type.parse(data, where=f"{path}:{lineno}")
+    tail = lines[-1].strip()
+    if tail:
+        # a file written by another tool may lack the final newline
+        try:
+            data = json.loads(tail)
+        except json.JSONDecodeError:
+            return
+        yield record_type.parse(data, where=f"{path}:{len(lines)}")
+
+
+def write_jsonl(path: Path, records: Iterable[Record]) -> int:
+    """Atomically replace ``path`` with ``records``; returns the count."""
+    lines = [json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n" for r in records]
+    atomic_write_text(Path(path), "".join(lines))
+    return len(lines)
+
+
+class JsonlAppender:
+    """Append records one whole line at a time, and know which keys are done.
+
+    Thread-safe, so a pool of workers can share one appender.
+    """
+
+    def __init__(self, path: Path, record_type: type[R]):
+        self.path = Path(path)
+        self.record_type = record_type
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _repair_torn_tail(self.path)
+        self._done: set[tuple] = set()
+        if self.path.exists():
+            for rec in iter_jsonl(self.path, record_type):
+                self._done.add(rec.key())
+        self._lock = threading.Lock()
+        self._fh = open(self.path, "ab")
+
+    def done(self, key: tuple) -> bool:
+        return key in self._done
+
+    @property
+    def n_done(self) -> int:
+        return len(self._done)
+
+    def append(self, record: Record) -> bool:
+        """Write ``record`` unless its key is already stored; returns True if written."""
+        line = (json.dumps(record.to_json_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            key = record.key()
+            if key in self._done:
+                return False
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._done.add(key)
+            return True
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.close()
+
+    def __enter__(self) -> "JsonlAppender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_parquet(path: Path, frame: "Any") -> None:
+    """Atomically write a pandas DataFrame as Parquet."""
+    import io
+
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    atomic_write_bytes(Path(path), buf.getvalue())
+
+
+def read_parquet(path: Path) -> "Any":
+    import pandas as pd
+
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(f"{path} does not exist")
+    return pd.read_parquet(path)
+
+
+# --- the run directory -------------------------------------------------------
+
+MANIFEST = "manifest.json"
+_PACKAGES = (
+    "verirank", "torch", "sentence-transformers", "faiss-cpu", "lxml", "openai",
+    "adbutils", "mlflow", "lightgbm", "allrank", "pandas", "numpy",
+)
+
+
+def package_versions(names: Iterable[str] = _PACKAGES) -> dict[str, str]:
+    from importlib import metadata
+
+    out = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def git_sha(repo: Path | None = None) -> str:
+    import subprocess
+
+    repo = repo or Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        )
+        sha = out.stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5,
+        ).stdout.strip()
+        return sha + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+class RunDir:
+    """A run directory: stage outputs plus ``manifest.json``.
+
+    The manifest records the resolved config (secrets never included: the
+    config holds only the *names* of environment variables), package versions,
+    the git sha and one entry per stage invocation.
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    def ensure(self) -> "RunDir":
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create run directory {self.path}: {exc}") from exc
+        return self
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / MANIFEST
+
+    def read_manifest(self) -> dict[str, Any]:
+        if not self.manifest_path.exists():
+            return {}
+        try:
+            return json.loads(self.manifest_path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"{self.manifest_path} is not valid JSON: {exc}") from exc
+
+    def start_stage(self, stage: str, config: dict[str, Any]) -> None:
+        """Record the resolved config before any work of ``stage`` starts."""
+        import datetime as _dt
+
+        self.ensure()
+        manifest = self.read_manifest()
+        manifest["config"] = config
+        manifest["packages"] = package_versions()
+        manifest["git_sha"] = git_sha()
+        manifest.setdefault("stages", []).append(
+            {"stage": stage, "started": _dt.datetime.now(_dt.timezone.utc).isoformat()}
+        )
+        atomic_write_json(self.manifest_path, manifest)
+
+    def finish_stage(self, stage: str, counts: dict[str, Any]) -> None:
+        import datetime as _dt
+
+        manifest = self.read_manifest()
+        for entry in reversed(manifest.get("stages", [])):
+            if entry.get("stage") == stage and "finished" not in entry:
+                entry["finished"] = _dt.datetime.now(_dt.timezone.utc).isoformat()
+                entry["counts"] = counts
+                break
+        atomic_write_json(self.manifest_path, manifest)
+
+
+def read_json(path: Path) -> Any:
+    """Read one JSON document; a missing or broken file is a StoreError naming it."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except FileNotFoundError as exc:
+        raise StoreError(f"{path} does not exist") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path} is not valid JSON: {exc}") from exc
