@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from extraction.localsite import serve_folder
     from extraction.pipeline import extract_stage, fetch_stage, search_stage
-    from extraction.records import Extraction
+    from verirank_core.extraction_records import Extraction
     from verirank_core.config import load_config
     from verirank_core.embed import default_encoder
     from verirank_core.store import RunDir, read_jsonl

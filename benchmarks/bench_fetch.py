@@ -27,7 +27,7 @@ from support_http import Reply, serve  # noqa: E402
 from verirank_core.extraction_config import FetchConfig
 from extraction.fetch import Fetcher  # noqa: E402
 from extraction.pagecache import PageCache  # noqa: E402
-from extraction.records import Page, SearchResult  # noqa: E402
+from verirank_core.extraction_records import Page, SearchResult
 from verirank_core.store import JsonlAppender
 
 

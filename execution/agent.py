@@ -6,7 +6,7 @@ device, launches the page's app when known, then repeats
     observe (dump + lazy screenshot) -> distill -> predict -> safety check
     -> act through the proxy -> record a StepRecord
 
-until one of the stop reasons (``execution.records.StopReason``):
+until one of the stop reasons (``verirank_core.execution_records.StopReason``):
 
 * ``completed``: every instruction step was done (acted on or found satisfied);
 * ``no_action``: the predictor found nothing to do for the current step
@@ -44,7 +44,7 @@ from typing import Any, Optional
 from verirank_core.device import Device
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext
 from execution.proxy import ExecutionProxy
-from execution.records import Action, StepRecord, StopReason, Trajectory
+from verirank_core.execution_records import Action, StepRecord, StopReason, Trajectory
 from execution.safety import SafetyPolicy
 from execution.uicontext import UIContext
 from verirank_core.errors import DeviceError, SchemaError, StoreError

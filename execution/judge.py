@@ -43,7 +43,7 @@ from typing import Any, Callable, Optional
 from execution.distill import Control, control_from_json
 from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
-from execution.records import StepRecord, StopReason, Trajectory
+from verirank_core.execution_records import StepRecord, StopReason, Trajectory
 from verirank_core.errors import ConfigError
 
 __all__ = ["Judge", "JudgeResult", "HeuristicJudge", "LLMJudge", "make_judge", "JUDGES"]

@@ -28,7 +28,7 @@ from typing import Any, Optional
 from verirank_core.device import Device
 from execution.distill import Control
 from execution.predict.base import Prediction
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 from execution.uicontext import UIContext
 
 __all__ = ["ExecutionProxy", "Outcome", "relocate"]

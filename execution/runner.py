@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from execution.records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
-from extraction.records import Extraction, Query
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
+from verirank_core.extraction_records import Extraction, Query
 from verirank_core.errors import DeviceError, ExecutionError
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl
 

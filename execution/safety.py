@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 
 __all__ = ["SafetyPolicy", "SafetyVerdict", "CATEGORIES"]
 

@@ -197,7 +197,7 @@ def read_page_labels(bench: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 def pipeline_config(config: RunConfig, bench: Path, devices: int) -> RunConfig:
     """``config`` set up for the benchmark: its pre-filled page cache and ``devices`` simulators."""
-    from extraction.records import Query
+    from verirank_core.extraction_records import Query
     from verirank_core.store import read_jsonl
 
     cfg = config.model_copy(deep=True)
@@ -282,7 +282,7 @@ def _fetch_from_bench(run: Any, config: RunConfig) -> dict[str, int]:
     """
     from extraction.fetch import Fetcher
     from extraction.pagecache import PageCache
-    from extraction.records import Page, SearchResult
+    from verirank_core.extraction_records import Page, SearchResult
     from extraction.urlguard import UrlGuard
     from verirank_core.store import JsonlAppender, read_jsonl
 

@@ -56,7 +56,7 @@ def complete(f4: np.ndarray, threshold: float, strict: bool) -> np.ndarray:
 
 def judged_pages(run_dir: Path, qrels: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(F4, executed, relevant) for every page of the run's execution.jsonl."""
-    from execution.records import ExecutionResult
+    from verirank_core.execution_records import ExecutionResult
     from ranking.verified import facts_from_execution
     from verirank_core.store import read_jsonl
 

@@ -60,7 +60,7 @@ def f4_bin(f4: float) -> str:
 
 def page_f4(run_dir: Any) -> dict[tuple[str, str], tuple[float, bool]]:
     """(F4, executed) of every page of the run (F4 = 0 for pages never executed)."""
-    from execution.records import ExecutionResult
+    from verirank_core.execution_records import ExecutionResult
     from ranking.verified import facts_from_execution
     from verirank_core.store import read_jsonl
 

@@ -101,7 +101,7 @@ def raw_output_mismatches(a: dict, b: dict) -> list[tuple[str, str]]:
 
 
 def _load_extractions(run_dir: Path) -> dict:
-    from extraction.records import Extraction
+    from verirank_core.extraction_records import Extraction
     from verirank_core.store import read_jsonl
 
     return {e.key(): e for e in read_jsonl(run_dir / "extraction.jsonl", Extraction)}

@@ -127,10 +127,10 @@ def arm_config(config: RunConfig, use_map: bool) -> RunConfig:
 
 def run_arm(stage1: Path, arm_dir: Path, config: RunConfig, goals: dict[str, tuple[str, str]]) -> Path:
     """Execute every page of ``stage1`` into ``arm_dir`` (resumable), recording goal outcomes; then features."""
-    from execution.records import ExecutionResult, ExecutionStatus, StopReason
+    from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
     from execution.runner import build_parts, plan_jobs, run_job
     from phonesim.device import SimDevice
-    from extraction.records import Extraction, Query
+    from verirank_core.extraction_records import Extraction, Query
     from ranking.features import build_feature_table, write_feature_files
     from verirank_core.store import JsonlAppender, RunDir, read_jsonl
     from verirank_core.errors import DeviceError
@@ -200,7 +200,7 @@ def execution_measures(arm_dir: Path, qrels: dict) -> dict[str, Any]:
     import json
 
     from execution.agent import load_trajectory
-    from execution.records import ExecutionResult, ExecutionStatus
+    from verirank_core.execution_records import ExecutionResult, ExecutionStatus
     from verirank_core.store import read_jsonl
 
     reached = {}

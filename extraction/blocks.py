@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from extraction.records import Snippet
+from verirank_core.extraction_records import Snippet
 
 __all__ = ["Block", "find_blocks", "is_imperative", "strip_marker", "describes_task", "IMPERATIVE_VERBS",
            "UI_WORDS", "heading_context"]

@@ -32,7 +32,7 @@ import lxml.html
 from lxml_html_clean import Cleaner
 
 from verirank_core.extraction_config import CleanConfig
-from extraction.records import CleanedPage, Snippet
+from verirank_core.extraction_records import CleanedPage, Snippet
 from verirank_core.errors import ExtractionError
 
 __all__ = ["clean_page", "decode_html", "BLOCK_TAGS", "XPATH_ATTR"]

@@ -20,7 +20,7 @@ import re
 
 from verirank_core.extraction_config import CleanConfig, ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
-from extraction.records import CleanedPage, Query
+from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.llm import LLMClient
 
 __all__ = ["LLMExtractor", "STEPS_SCHEMA", "SYSTEM_PROMPT", "build_messages", "cut_html",

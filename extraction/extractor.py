@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from extraction.records import CleanedPage, Query
+from verirank_core.extraction_records import CleanedPage, Query
 
 
 @dataclass

@@ -6,8 +6,8 @@ checked), a streamed body with a size cap and a wall-clock limit, binary
 sniffing and charset detection (extraction/sniff.py), then the page cache.
 :meth:`Fetcher.fetch_all` runs a polite thread pool that resumes.
 
-Every outcome for one URL is a :class:`~extraction.records.Page` with a
-:class:`~extraction.records.FetchStatus`; the fetcher never raises for a bad
+Every outcome for one URL is a :class:`~verirank_core.extraction_records.Page` with a
+:class:`~verirank_core.extraction_records.FetchStatus`; the fetcher never raises for a bad
 URL. Only a broken page cache (:class:`StoreError`) stops a run.
 """
 
@@ -26,7 +26,7 @@ import urllib3.exceptions
 from verirank_core.extraction_config import FetchConfig
 from extraction.pagecache import PageCache
 from extraction.politeness import RETRYABLE_STATUSES, HostGate, retry_delay
-from extraction.records import FetchStatus, Page, SearchResult
+from verirank_core.extraction_records import FetchStatus, Page, SearchResult
 from extraction.sniff import ACCEPTED_MEDIA_TYPES, SNIFF_BYTES, binary_reason, decode_body, detect_encoding
 from extraction.urlguard import GuardedAdapter, UrlGuard
 from verirank_core.errors import FetchError, StoreError

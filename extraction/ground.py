@@ -61,7 +61,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from verirank_core.extraction_config import GroundConfig
-from extraction.records import CleanedPage, GroundedStep, Snippet
+from verirank_core.extraction_records import CleanedPage, GroundedStep, Snippet
 
 __all__ = ["GroundingResult", "ground_steps", "tokenize", "rouge_l", "container_of", "near_region"]
 

@@ -44,7 +44,7 @@ import numpy as np
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
-from extraction.records import CleanedPage, Query
+from verirank_core.extraction_records import CleanedPage, Query
 
 __all__ = ["HeuristicExtractor", "query_platform", "block_platform", "ScoredBlock"]
 

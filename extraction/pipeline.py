@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 from extraction.clean import clean_page
 from extraction.extractor import Extractor
 from extraction.ground import ground_steps
-from extraction.records import Extraction, ExtractionStatus, Page, Query, SearchResult
+from verirank_core.extraction_records import Extraction, ExtractionStatus, Page, Query, SearchResult
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl, write_jsonl

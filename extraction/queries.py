@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from extraction.records import Query
+from verirank_core.extraction_records import Query
 from verirank_core.errors import SchemaError
 
 __all__ = ["load_queries"]

@@ -24,7 +24,7 @@ import requests
 
 from verirank_core.extraction_config import SearchConfig
 from extraction.politeness import RETRYABLE_STATUSES, TokenBucket, retry_delay
-from extraction.records import Query, SearchResult
+from verirank_core.extraction_records import Query, SearchResult
 from verirank_core.errors import ConfigError, SchemaError, SearchError
 from verirank_core.records import Record
 from verirank_core.store import JsonlAppender

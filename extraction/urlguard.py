@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from requests.adapters import HTTPAdapter
 
-from extraction.records import FetchStatus
+from verirank_core.extraction_records import FetchStatus
 from verirank_core.errors import FetchError
 
 __all__ = ["UrlGuard", "GuardedAdapter", "address_refusal"]

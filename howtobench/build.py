@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Optional
 
 from phonesim.world import World, load_world
 from extraction.pagecache import PageCache
-from extraction.records import FetchStatus, Page, Query
+from verirank_core.extraction_records import FetchStatus, Page, Query
 from howtobench.pages import PagePlan, plan_pages, render_page
 from howtobench.qrels import ReplayCache, write_qrels
 from howtobench.replay import replay

@@ -50,7 +50,7 @@ from typing import Any, Callable, Optional
 from phonesim.layout import walk
 from phonesim.simulator import Simulator
 from phonesim.world import World, load_world
-from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from howtobench.qrels import ReplayCache, write_qrels
 from howtobench.replay import Replayer
 from howtobench.tasks import TASKS_DIR, Step, Task, gold_actions, load_tasks

@@ -14,7 +14,7 @@ import math
 import random
 from typing import Iterable, Mapping, Sequence
 
-from extraction.records import SearchResult
+from verirank_core.extraction_records import SearchResult
 from howtobench.pages import PagePlan, plain_text
 
 __all__ = ["STYLE_POPULARITY", "rank_pages", "serp_records", "rank_relevance_correlation"]

@@ -1,6 +1,6 @@
 """Reranked lists as files: JSONL (:class:`RankedItem`), TREC run and CSV.
 
-* ``reranked.jsonl``: one :class:`ranking.records.RankedItem` per page
+* ``reranked.jsonl``: one :class:`verirank_core.ranking_records.RankedItem` per page
   (qid, rank, url, title, score, verified, f4, original_rank, summary).
 * TREC run: ``qid Q0 url rank score tag``. The document id is the page URL
   (URLs hold no whitespace; one with whitespace is refused). The score
@@ -18,8 +18,8 @@ import io
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from execution.records import ExecutionResult
-from ranking.records import RankedItem
+from verirank_core.execution_records import ExecutionResult
+from verirank_core.ranking_records import RankedItem
 from ranking.verified import facts_from_execution, summarize
 from verirank_core.errors import ConfigError, StoreError
 

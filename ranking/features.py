@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from execution.records import ExecutionResult, ExecutionStatus, Trajectory
-from extraction.records import Extraction, Query
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus, Trajectory
+from verirank_core.extraction_records import Extraction, Query
 from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.screens import screen_terms_by_step
 from ranking.terms import ACTION_VERBS, content_terms

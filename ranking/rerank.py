@@ -127,7 +127,7 @@ def rerank_run(run_dir: Path | str, config: Any, model: Any) -> list:
     ``ranking.verified`` settings, so a rule can be changed without
     recomputing features. Returns the RankedItems written.
     """
-    from execution.records import ExecutionResult
+    from verirank_core.execution_records import ExecutionResult
     from ranking.export import ranked_items, write_ranked_jsonl, write_trec
     from ranking.verified import verified_map
     from verirank_core.store import read_jsonl, read_parquet

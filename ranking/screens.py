@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from execution.records import StepRecord, Trajectory
+from verirank_core.execution_records import StepRecord, Trajectory
 from ranking.terms import content_terms
 from verirank_core.errors import SchemaError, StoreError
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional
 
-from execution.records import ExecutionResult, ExecutionStatus, StopReason
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
 from verirank_core.ranking_config import VerifiedRuleConfig
 from verirank_core.errors import ConfigError
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
-from extraction.records import Page, Query, SearchResult
+from verirank_core.extraction_records import Page, Query, SearchResult
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError, StoreError
 from verirank_core.store import JsonlAppender, RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
@@ -346,7 +346,7 @@ def _stage_rerank(ctx: _Ctx) -> dict[str, Any]:
 
 def _write_system_runs(ctx: _Ctx) -> dict[str, Path]:
     """TREC runs of the compared systems in OUT/runs/ (the ranker's is OUT/reranked.trec)."""
-    from execution.records import ExecutionResult
+    from verirank_core.execution_records import ExecutionResult
     from ranking.export import ranked_items, write_trec
     from ranking.metrics import oracle_run, read_qrels, write_trec_run
     from ranking.rerank import rerank

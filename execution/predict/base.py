@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from execution.records import Action
+from verirank_core.execution_records import Action
 from execution.uicontext import UIContext
 
 __all__ = ["HistoryItem", "PredictContext", "Prediction", "ActionPredictor"]

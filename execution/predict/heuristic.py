@@ -44,7 +44,7 @@ from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.match import Match, Matcher, lexical_score, normalise
 from execution.predict.steps import Intent, parse_step_in_context
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 from execution.uicontext import UIContext
 
 __all__ = ["HeuristicPredictor", "KNOWN_APPS", "swipe_action"]

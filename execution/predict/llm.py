@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.heuristic import main_scrollable, swipe_action
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 
 __all__ = ["LLMPredictor", "ACTION_SCHEMA", "SYSTEM_PROMPT"]
 

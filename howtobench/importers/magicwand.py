@@ -1,4 +1,4 @@
-"""MagicWand trajectory JSON <-> verirank :class:`~execution.records.Trajectory`.
+"""MagicWand trajectory JSON <-> verirank :class:`~verirank_core.execution_records.Trajectory`.
 
 The MagicWand tool records one JSON file per executed page::
 
@@ -30,8 +30,16 @@ import shutil
 from pathlib import Path
 from typing import Any, Optional
 
-from execution.records import Action, ActionType, ExecutionResult, ExecutionStatus, StepRecord, StopReason, Trajectory
-from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank_core.execution_records import (
+    Action,
+    ActionType,
+    ExecutionResult,
+    ExecutionStatus,
+    StepRecord,
+    StopReason,
+    Trajectory,
+)
+from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.store import atomic_write_json, write_jsonl
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from extraction.pagecache import PageCache
-from extraction.records import FetchStatus, Page, Query, SearchResult
+from verirank_core.extraction_records import FetchStatus, Page, Query, SearchResult
 from howtobench.qrels import write_qrels
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.store import write_jsonl

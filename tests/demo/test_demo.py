@@ -157,7 +157,7 @@ def test_an_interrupted_execute_stage_resumes(demo_run, tmp_path):
                              "--set", "extraction.search.top_n=5", "--no-train")
     assert result.exit_code == 0, result.output
     assert "extract: reused" in result.output and "execute: reused" not in result.output
-    from execution.records import ExecutionResult
+    from verirank_core.execution_records import ExecutionResult
 
     records = read_jsonl(out / "execution.jsonl", ExecutionResult)
     assert len(records) == len(lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.records import Query
+from verirank_core.extraction_records import Query
 from verirank_core.config import load_config
 from verirank.demo import DemoOptions, format_summary, model_label, reset_outputs, run_demo, select_queries
 from verirank_core.errors import ConfigError, StoreError

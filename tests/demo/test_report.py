@@ -10,7 +10,7 @@ import pytest
 from lxml import html as lxml_html
 from PIL import Image
 
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 from verirank_core.errors import StoreError
 from verirank.report import build_report
 from verirank.report.annotate import action_caption, annotate

@@ -10,7 +10,7 @@ from support_screens import Screen, ScriptedScreenDevice
 
 from execution.agent import load_trajectory, run_episode, save_trajectory
 from execution.predict import HeuristicPredictor
-from execution.records import StopReason, Trajectory
+from verirank_core.execution_records import StopReason, Trajectory
 from phonesim.device import SimDevice
 from verirank_core.errors import SchemaError, StoreError
 

@@ -10,7 +10,7 @@ from execution.agent import load_trajectory, run_episode
 from verirank_core.execution_config import ExecutionConfig
 from execution.judge import HeuristicJudge, JudgeResult, LLMJudge, make_judge
 from execution.predict import HeuristicPredictor
-from execution.records import StepRecord, StopReason, Trajectory
+from verirank_core.execution_records import StepRecord, StopReason, Trajectory
 from phonesim.device import SimDevice
 from verirank_core.errors import ConfigError
 
@@ -135,7 +135,7 @@ def test_switch_in_the_wrong_state_is_not_effective():
     screen = {"title": "Display", "signature": "a", "texts": []}
     before = [{"id": 0, "label": "Dark theme", "role": "switch", "checked": False, "bounds": [0, 0, 10, 10], "actions": ["click"]}]
     after = [{**before[0], "checked": False}]
-    from execution.records import Action, ActionType
+    from verirank_core.execution_records import Action, ActionType
 
     step = StepRecord(index=0, step_index=0, action=Action(type=ActionType.CLICK, target_label="Dark theme"),
                       controls=before, screen=screen, step_done=True, ok=True)

@@ -14,7 +14,7 @@ from verirank_core.execution_config import ExecutionConfig
 from execution.judge import LLMJudge
 from execution.predict import PredictContext, make_predictor
 from execution.predict.llm import ACTION_SCHEMA, LLMPredictor
-from execution.records import ActionType, StopReason
+from verirank_core.execution_records import ActionType, StopReason
 from phonesim.device import SimDevice
 from execution.uicontext import UIContext
 from verirank_core.errors import LLMOutputError

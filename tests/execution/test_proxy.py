@@ -9,7 +9,7 @@ from support_screens import Screen, ScriptedScreenDevice, row_bounds
 from verirank_core.execution_config import ExecutionConfig
 from execution.predict.base import Prediction
 from execution.proxy import ExecutionProxy, relocate
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 from phonesim.device import SimDevice
 from execution.uicontext import UIContext
 

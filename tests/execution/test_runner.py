@@ -10,9 +10,9 @@ import pytest
 
 from verirank_core.device import Device
 from execution.devices import open_device
-from execution.records import ExecutionResult, ExecutionStatus, StopReason
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
 from execution.runner import execute_run, page_id
-from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.config import load_config, parse_override
 from verirank_core.errors import DeviceError
 from verirank_core.store import read_jsonl, write_jsonl

@@ -9,7 +9,7 @@ import pytest
 from execution.agent import run_episode
 from verirank_core.execution_config import ExecutionConfig
 from execution.predict import HeuristicPredictor
-from execution.records import Action, ActionType, StopReason
+from verirank_core.execution_records import Action, ActionType, StopReason
 from execution.safety import CATEGORIES, SafetyPolicy
 from phonesim.device import SimDevice
 

@@ -15,7 +15,7 @@ from execution.agent import run_episode
 from execution.judge import HeuristicJudge
 from execution.predict import HeuristicPredictor, make_predictor
 from execution.predict.uimap import MapNavigator, load_ui_map, ui_map_for_device
-from execution.records import ExecutionResult, StopReason
+from verirank_core.execution_records import ExecutionResult, StopReason
 from phonesim.device import SimDevice
 from execution.uicontext import UIContext
 from verirank_core.config import load_config, parse_override
@@ -216,7 +216,7 @@ def test_the_config_flag_reaches_the_predictor():
 
 def test_runner_counts_repairs_and_the_feature_ranks_repaired_pages_lower(tmp_path: Path):
     from execution.runner import execute_run
-    from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+    from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
     from ranking.features import build_feature_table
 
     run = tmp_path / "run"

@@ -188,7 +188,7 @@ def test_table6_groups_and_bins():
 
 
 def test_table7_with_and_without_grounding(t5, work):
-    from extraction.records import Extraction
+    from verirank_core.extraction_records import Extraction
     from verirank_core.store import read_jsonl
 
     out = table7.run(work["args"])
@@ -284,7 +284,7 @@ def test_settings_added_later_do_not_block_a_resume():
 
 
 def test_table7_flags_runs_made_by_different_extractor_output():
-    from extraction.records import Extraction, ExtractionStatus
+    from verirank_core.extraction_records import Extraction, ExtractionStatus
 
     def ext(url: str, raw: list[str]) -> Extraction:
         return Extraction(qid="q", url=url, rank=1, status=ExtractionStatus.NO_STEPS, raw_steps=raw)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from extraction.records import Extraction, ExtractionStatus, Page
+from verirank_core.extraction_records import Extraction, ExtractionStatus, Page
 from verirank.cli import app
 from verirank_core.store import RunDir, read_jsonl
 

@@ -15,7 +15,7 @@ from extraction.extract_llm import (
     cut_html,
 )
 from extraction.extractor import Extractor
-from extraction.records import CleanedPage, Query, Snippet
+from verirank_core.extraction_records import CleanedPage, Query, Snippet
 from support_scripted_llm import ScriptedLLMServer
 from verirank_core.config import LLMConfig
 from verirank_core.errors import LLMOutputError

@@ -19,7 +19,7 @@ from verirank_core.extraction_config import FetchConfig
 from extraction.fetch import Fetcher, decode_body, read_page_body
 from extraction.pagecache import PageCache
 from extraction.politeness import HostGate
-from extraction.records import FetchStatus, Page, SearchResult
+from verirank_core.extraction_records import FetchStatus, Page, SearchResult
 from extraction.sniff import binary_reason, detect_encoding
 from extraction.urlguard import UrlGuard, address_refusal
 from verirank_core.errors import FetchError, StoreError

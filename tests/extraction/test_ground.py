@@ -10,7 +10,7 @@ from rouge_score import rouge_scorer
 from extraction.clean import clean_page
 from verirank_core.extraction_config import GroundConfig
 from extraction.ground import container_of, ground_steps, near_region, rouge_l, tokenize
-from extraction.records import CleanedPage, Snippet
+from verirank_core.extraction_records import CleanedPage, Snippet
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 OL1 = "/html/body/main/article/ol[1]"

@@ -13,7 +13,7 @@ from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor
 from extraction.ground import ground_steps
 from extraction.heuristic import HeuristicExtractor, query_platform
-from extraction.records import CleanedPage, Query, Snippet
+from verirank_core.extraction_records import CleanedPage, Query, Snippet
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 LABELS = json.loads((PAGES / "labels.json").read_text("utf-8"))["pages"]

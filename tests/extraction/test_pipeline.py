@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from extraction.pipeline import EXTRACTORS, extract_pages, make_extractor, run_stage1
-from extraction.records import Extraction, ExtractionStatus, Page
+from verirank_core.extraction_records import Extraction, ExtractionStatus, Page
 from verirank_core.config import load_config
 from verirank_core.errors import ConfigError, LLMError, StoreError
 from verirank_core.store import RunDir, read_jsonl

@@ -12,7 +12,7 @@ from support_http import Reply, serve
 
 from verirank_core.extraction_config import SearchConfig
 from extraction.politeness import TokenBucket, parse_retry_after, retry_delay
-from extraction.records import Query, SearchResult
+from verirank_core.extraction_records import Query, SearchResult
 from extraction.search import (
     BraveBackend, SearchBackend, SerpFileBackend, done_path_for, make_backend, run_search,
 )

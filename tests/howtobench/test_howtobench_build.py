@@ -12,7 +12,7 @@ import lxml.html
 import pytest
 
 from phonesim.world import load_world
-from extraction.records import Page, Query, SearchResult
+from verirank_core.extraction_records import Page, Query, SearchResult
 from howtobench.build import SMALL_DIR, build_benchmark, check_task, query_id, select_queries
 from howtobench.pages import STYLES, VARIANTS, plan_pages
 from howtobench.qrels import ReplayCache, read_qrels

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from execution.records import ActionType, StopReason, Trajectory
+from verirank_core.execution_records import ActionType, StopReason, Trajectory
 from extraction.pagecache import PageCache
-from extraction.records import Page, Query, SearchResult
+from verirank_core.extraction_records import Page, Query, SearchResult
 from howtobench.importers.magicwand import from_magicwand, import_magicwand, load_magicwand, to_magicwand
 from howtobench.importers.weweb import import_weweb
 from howtobench.qrels import read_qrels

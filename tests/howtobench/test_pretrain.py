@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from execution.records import ExecutionResult
+from verirank_core.execution_records import ExecutionResult
 from phonesim.world import load_world
 from howtobench.build import SMALL_DIR, query_id, select_queries
 from howtobench.pages import plan_pages

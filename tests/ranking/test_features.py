@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 
 import support_ranking_runs as runs
-from execution.records import (
-    Action, ActionType, ExecutionResult, ExecutionStatus, StepRecord, StopReason, Trajectory,
+from verirank_core.execution_records import (
+    Action,
+    ActionType,
+    ExecutionResult,
+    ExecutionStatus,
+    StepRecord,
+    StopReason,
+    Trajectory,
 )
-from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.features import (
     action_ratios, build_feature_table, compute_features, embedding_relevance, keyword_ratio,

@@ -7,7 +7,7 @@ import typing
 import pytest
 
 import support_ranking_runs as runs
-from execution.records import ExecutionResult, ExecutionStatus, StopReason
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
 from verirank_core.ranking_config import VerifiedRuleConfig
 from ranking.verified import RULES, facts_from_execution, is_verified, summarize, verified_map
 from verirank_core.config import load_config

@@ -27,10 +27,16 @@ from pathlib import Path
 from typing import Optional
 from xml.sax.saxutils import quoteattr
 
-from execution.records import (
-    Action, ActionType, ExecutionResult, ExecutionStatus, StepRecord, StopReason, Trajectory,
+from verirank_core.execution_records import (
+    Action,
+    ActionType,
+    ExecutionResult,
+    ExecutionStatus,
+    StepRecord,
+    StopReason,
+    Trajectory,
 )
-from extraction.records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.store import atomic_write_json, atomic_write_text, write_jsonl
 
 __all__ = [

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from execution.records import ExecutionResult
-from extraction.records import Extraction
-from ranking.records import RankedItem
+from verirank_core.execution_records import ExecutionResult
+from verirank_core.extraction_records import Extraction
+from verirank_core.ranking_records import RankedItem
 from verirank.cli import app
 from verirank_core.store import read_jsonl
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from extraction.records import FetchStatus, Page
+from verirank_core.extraction_records import FetchStatus, Page
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.store import JsonlAppender, RunDir, atomic_write_json, read_jsonl, write_jsonl
 

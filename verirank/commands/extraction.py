@@ -82,7 +82,7 @@ def fetch(
       verirank fetch runs/live --workers 16 --set extraction.fetch.per_host_delay_s=1
     """
     from extraction.pipeline import fetch_stage
-    from extraction.records import SearchResult
+    from verirank_core.extraction_records import SearchResult
     from verirank_core.store import RunDir, read_jsonl
 
     cfg = resolve_config(config, set_, {
@@ -124,7 +124,7 @@ def extract(
       verirank extract runs/demo --set extraction.ground.distance_threshold=0.35
     """
     from extraction.pipeline import extract_stage
-    from extraction.records import Page
+    from verirank_core.extraction_records import Page
     from verirank_core.store import RunDir, read_jsonl
 
     cfg = resolve_config(config, set_, {

@@ -131,7 +131,7 @@ def export_magicwand_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the MagicWand JSON files."),
 ) -> None:
     """Write trajectories in MagicWand's JSON format (one file per trajectory)."""
-    from execution.records import Trajectory
+    from verirank_core.execution_records import Trajectory
     from howtobench.importers.magicwand import to_magicwand
     from verirank_core.store import atomic_write_json
 

@@ -22,7 +22,7 @@ from typing import Optional
 
 from PIL import Image, ImageDraw, ImageFont
 
-from execution.records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType
 from verirank_core.errors import StoreError
 
 __all__ = ["THUMB_WIDTH", "action_caption", "annotate", "thumbnail"]

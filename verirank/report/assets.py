@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Optional
 
-from execution.records import Action
+from verirank_core.execution_records import Action
 from verirank.report.annotate import annotate
 from verirank.report.collect import ReportData
 from verirank.report.render import Shot

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from execution.records import ExecutionResult, ExecutionStatus, Trajectory
-from extraction.records import Extraction, Query, SearchResult
-from ranking.records import RankedItem
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus, Trajectory
+from verirank_core.extraction_records import Extraction, Query, SearchResult
+from verirank_core.ranking_records import RankedItem
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.store import read_json, read_jsonl
 

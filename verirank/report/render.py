@@ -13,7 +13,7 @@ from html import escape
 from typing import Any, Iterable, Mapping, Optional
 from urllib.parse import urlsplit
 
-from execution.records import ExecutionStatus, StepRecord
+from verirank_core.execution_records import ExecutionStatus, StepRecord
 from verirank.report.annotate import action_caption
 from verirank.report.collect import PageView, QueryView, ReportData
 from verirank.report.style import CSS
