@@ -34,9 +34,10 @@ from typing import Any, Callable, Optional
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
 from verirank_core.extraction_records import Extraction, Query
 from verirank_core.errors import DeviceError, ExecutionError
+from verirank_core.config import RunConfig
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl
 
-__all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job"]
+__all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job", "ExecuteStage"]
 
 
 def page_id(url: str) -> str:
@@ -402,7 +403,6 @@ def execute_run(
     queries: dict[str, Query] = {}
     if (run / "queries.jsonl").exists():
         queries = {q.qid: q for q in read_jsonl(run / "queries.jsonl", Query)}
-    run.start_stage("execute", config.to_manifest())
 
     jobs, skipped = plan_jobs(extractions, queries)
     counts: dict[str, int] = {}
@@ -432,5 +432,31 @@ def execute_run(
             )
     if bar is not None:
         bar.close()
-    run.finish_stage("execute", counts)
     return counts
+
+
+class ExecuteStage:
+    """``execute``: stage 2 as the runner (:mod:`verirank_core.stages`) runs it; see :func:`execute_run`."""
+
+    name = "execute"
+    append_only = True
+
+    def __init__(self, llm_client: Any = None, opener: Callable[[str], Any] | None = None):
+        self.llm_client, self.opener = llm_client, opener
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from verirank_core.stages import digest
+
+        # how many devices, which executor and how often to retry change the speed, not the records
+        execution = cfg.execution.model_dump(mode="json", exclude={"devices", "executor", "ray_address",
+                                                                   "ray_num_cpus", "max_attempts"})
+        uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
+        return digest(execution, cfg.llm if uses_llm else None)
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Callable[..., Any]) -> dict[str, int]:
+        llm_client = self.llm_client
+        if llm_client is None and "llm" in (cfg.execution.predictor, cfg.execution.judge):
+            from verirank_core.llm import LLMClient
+
+            llm_client = LLMClient.from_config(cfg.llm)
+        return execute_run(run.path, cfg, llm_client=llm_client, opener=self.opener, progress=progress)

@@ -9,8 +9,10 @@ Each step reads and writes plain files of the run directory ``DIR``::
     extraction.jsonl  one Extraction per (qid, url)           (extract_stage)
 
 Every step appends one whole line per item and skips items already stored,
-so a killed run resumes with no loss and no duplicates. Every step records
-its config and counts in ``manifest.json``.
+so a killed run resumes with no loss and no duplicates. The stage objects at
+the end (:class:`SearchStage`, :class:`FetchStage`, :class:`ExtractStage`) are
+what the runner (:mod:`verirank_core.stages`) runs; it records their config and
+counts in ``manifest.json``.
 
 Per page, :func:`extract_one` never raises for a bad page: the outcome is a
 status on the record (``fetch_failed``, ``parse_failed``,
@@ -38,7 +40,7 @@ from verirank_core.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
 
 __all__ = [
     "EXTRACTORS", "make_extractor", "extract_one", "extract_pages",
-    "search_stage", "fetch_stage", "extract_stage", "run_stage1",
+    "search_stage", "fetch_stage", "extract_stage", "run_stage1", "SearchStage", "FetchStage", "ExtractStage",
 ]
 
 log = logging.getLogger(__name__)
@@ -220,55 +222,145 @@ def search_stage(run_dir: RunDir, config: RunConfig, queries_path: Path,
     from extraction.search import make_backend, run_search
 
     run_dir.ensure()
-    run_dir.start_stage("search", config.to_manifest())
     queries = load_queries(queries_path)
     write_jsonl(run_dir / "queries.jsonl", queries)
     backend = make_backend(config.extraction.search, serp_path)
     with JsonlAppender(run_dir / "serp.jsonl", SearchResult) as appender:
         counts = run_search(queries, backend, config.extraction.search.top_n, appender, progress=progress)
-    run_dir.finish_stage("search", counts)
     return counts
 
 
-def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None) -> dict[str, int]:
-    """Fetch every result of ``DIR/serp.jsonl`` into ``DIR/pages.jsonl`` and the page cache."""
+def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *, session=None,
+                exempt_result_hosts: bool = False) -> dict[str, int]:
+    """Fetch every result of ``DIR/serp.jsonl`` into ``DIR/pages.jsonl`` and the page cache.
+
+    ``session``: a requests session to fetch through (e.g. one that sends a
+    benchmark's hosts to its local server, or serves only the page cache).
+    ``exempt_result_hosts``: the results' own ``host:port`` skip the address
+    check of the URL guard (a benchmark's fictional hosts fail name resolution).
+    """
     from extraction.fetch import Fetcher
     from extraction.pagecache import PageCache
+    from extraction.urlguard import UrlGuard
 
     results = read_jsonl(_require(run_dir / "serp.jsonl", "run `verirank search` first"), SearchResult)
-    run_dir.start_stage("fetch", config.to_manifest())
-    cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
-    fetcher = Fetcher(config.extraction.fetch, cache)
+    fcfg = config.extraction.fetch
+    cache = PageCache.for_run(run_dir.path, fcfg.cache_dir)
+    guard = None
+    if exempt_result_hosts:
+        guard = UrlGuard(allow_private_hosts=fcfg.allow_private_hosts,
+                         exempt_hosts=frozenset(h for r in results for h in _host_ports(r.url)))
+    fetcher = Fetcher(fcfg, cache, session, guard=guard)
     with JsonlAppender(run_dir / "pages.jsonl", Page) as appender:
         counts = fetcher.fetch_all(results, appender, progress=progress)
-    run_dir.finish_stage("fetch", counts)
     return counts
+
+
+def _host_ports(url: str) -> set[str]:
+    """``host:port`` of a URL: its explicit port, else both default ports."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if not host:
+        return set()
+    return {f"{host}:{parts.port}"} if parts.port else {f"{host}:80", f"{host}:443"}
 
 
 def extract_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *,
                   extractor: Optional[Extractor] = None, encoder=None) -> dict[str, int]:
-    """:func:`extract_pages` recorded in the manifest as the ``extract`` stage."""
+    """:func:`extract_pages` after checking that the fetch stage ran."""
     _require(run_dir / "pages.jsonl", "run `verirank fetch DIR` first")
-    run_dir.start_stage("extract", config.to_manifest())
-    counts = extract_pages(run_dir, config, extractor=extractor, encoder=encoder, progress=progress)
-    run_dir.finish_stage("extract", counts)
-    return counts
+    return extract_pages(run_dir, config, extractor=extractor, encoder=encoder, progress=progress)
 
 
 def run_stage1(queries_path: Path, serp_path: Optional[Path], out_dir: Path, config: RunConfig,
-               progress: Optional[Callable[[str, int], Progress]] = None, *,
+               progress: Optional[Callable[..., Any]] = None, *,
                extractor: Optional[Extractor] = None, encoder=None) -> dict[str, dict[str, int]]:
-    """search -> fetch -> extract into ``out_dir``; returns the counts of each stage.
+    """search -> fetch -> extract into ``out_dir`` through the runner; returns the counts of each stage.
 
-    ``progress(stage, total)`` may return a callable that is given the number
-    of items done (e.g. a tqdm bar's ``update``).
+    ``progress`` is a tqdm-like factory (see :mod:`verirank_core.stages`).
     """
-    run_dir = RunDir(out_dir).ensure()
-    bar = progress or (lambda stage, total: None)
-    counts = {"search": search_stage(run_dir, config, Path(queries_path), serp_path)}
-    n_results = len(read_jsonl(run_dir / "serp.jsonl", SearchResult))
-    counts["fetch"] = fetch_stage(run_dir, config, bar("fetch", n_results))
-    n_pages = len(read_jsonl(run_dir / "pages.jsonl", Page))
-    counts["extract"] = extract_stage(run_dir, config, bar("extract", n_pages), extractor=extractor,
-                                      encoder=encoder)
-    return counts
+    from verirank_core.stages import run_stages
+
+    stages = [SearchStage(Path(queries_path), serp_path), FetchStage(),
+              ExtractStage(extractor=extractor, encoder=encoder)]
+    outcomes = run_stages(RunDir(out_dir), config, stages, pipeline="stage1", progress=progress,
+                          echo=lambda line: None)
+    return {name: outcome.counts for name, outcome in outcomes.items()}
+
+
+# --- the stage objects the runner runs (verirank_core.stages) ------------------------------------
+
+
+def _bar(progress, run_dir: RunDir, source: str, desc: str):
+    from verirank_core.store import count_lines
+
+    return progress(total=count_lines(run_dir / source), desc=desc, unit="page")
+
+
+class SearchStage:
+    """``search``: the queries and their original ranking into the run directory."""
+
+    name = "search"
+    append_only = True
+
+    def __init__(self, queries: Optional[Path], serp: Optional[Path] = None, inputs: Any = None):
+        #: ``inputs``: what identifies the query set in the fingerprint (e.g. a benchmark's name and seed)
+        self.queries, self.serp, self.inputs = queries, serp, inputs
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from verirank_core.stages import digest
+
+        return {"search": digest(cfg.extraction.search), "inputs": self.inputs}
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress) -> dict[str, int]:
+        if self.queries is None:
+            raise ConfigError("no queries: give --queries (and --serp), or run with no inputs for the bundled demo")
+        return search_stage(run, cfg, Path(self.queries), self.serp)
+
+
+class FetchStage:
+    """``fetch``: every result's page into ``pages.jsonl`` and the page cache (see :func:`fetch_stage`)."""
+
+    name = "fetch"
+    append_only = True
+
+    def __init__(self, session=None, exempt_result_hosts: bool = False):
+        self.session, self.exempt_result_hosts = session, exempt_result_hosts
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from verirank_core.stages import digest
+
+        return digest(cfg.extraction.fetch)
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress) -> dict[str, int]:
+        bar = _bar(progress, run, "serp.jsonl", "fetch")
+        try:
+            return fetch_stage(run, cfg, bar.update, session=self.session,
+                               exempt_result_hosts=self.exempt_result_hosts)
+        finally:
+            bar.close()
+
+
+class ExtractStage:
+    """``extract``: clean, extract and ground every fetched page (see :func:`extract_pages`)."""
+
+    name = "extract"
+    append_only = True
+
+    def __init__(self, extractor: Optional[Extractor] = None, encoder=None):
+        self.extractor, self.encoder = extractor, encoder
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from verirank_core.stages import digest
+
+        ex = cfg.extraction
+        return digest(ex.clean, ex.extract, ex.ground, cfg.llm if ex.extract.extractor == "llm" else None)
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress) -> dict[str, int]:
+        bar = _bar(progress, run, "pages.jsonl", "extract")
+        try:
+            return extract_stage(run, cfg, bar.update, extractor=self.extractor, encoder=self.encoder)
+        finally:
+            bar.close()

@@ -56,7 +56,7 @@ from howtobench.replay import Replayer
 from howtobench.tasks import TASKS_DIR, Step, Task, gold_actions, load_tasks
 from howtobench.wording import render_steps
 from verirank_core.errors import SchemaError
-from verirank_core.store import atomic_write_json, atomic_write_text, write_jsonl
+from verirank_core.store import RunDir, atomic_write_json, atomic_write_text, write_jsonl
 
 __all__ = ["PRETRAIN_HOST", "DEFAULT_PRETRAIN_OUT", "Candidate", "plan_candidates", "sequences_of_test_split", "build_pretrain",
            "pretrain_stats", "format_pretrain_stats", "instruction_hash"]
@@ -225,28 +225,32 @@ def build_pretrain(
                     "instruction_hash": instruction_hash(c.instructions)}, sort_keys=True) + "\n"
         for c in candidates))
 
-    # stage 2 for real: the agent runs the generated instructions on sim:<world>
-    from execution.runner import execute_run
+    # stage 2 for real: the agent runs the generated instructions on sim:<world>; then the
+    # features, labelled from the replayed qrels, through the pipeline's own stages and runner
+    from execution.runner import ExecuteStage
+    from ranking.pipeline import FeaturesStage
+    from verirank_core.stages import run_stages
 
     exec_cfg = config.model_copy(deep=True)
     exec_cfg.execution.devices = [f"sim:{tasks[0].world}"]
     exec_cfg.execution.route_by_world = True
-    execute_run(out, exec_cfg, progress=progress)
+    stages = [ExecuteStage()] + ([FeaturesStage(qrels=out / "qrels.txt")] if features else [])
+    run_stages(RunDir(out), exec_cfg, stages, pipeline="pretrain", progress=progress, echo=lambda line: None)
 
     summary = pretrain_stats(candidates, worlds)
     if features:
-        summary["features"] = _write_features(out, config, valid_fraction)
+        summary["features"] = _split_features(out, valid_fraction)
     atomic_write_json(out / "pretrain_stats.json", summary)
     atomic_write_text(out / "pretrain_stats.md", format_pretrain_stats(summary))
     return summary
 
 
-def _write_features(out: Path, config: Any, valid_fraction: float) -> dict[str, Any]:
-    from ranking.features import attach_labels, build_feature_table, write_feature_files
-    from howtobench.qrels import read_qrels
+def _split_features(out: Path, valid_fraction: float) -> dict[str, Any]:
+    """The labelled feature table of the run, split by query into OUT/train/ and OUT/valid/."""
+    from ranking.features import write_feature_files
+    from verirank_core.store import read_parquet
 
-    table = attach_labels(build_feature_table(out, config), read_qrels(out / "qrels.txt"))
-    write_feature_files(out, table)
+    table = read_parquet(out / "features.parquet")
     sizes = {}
     split = table["qid"].map(lambda q: _split_of(q, valid_fraction))
     for name in ("train", "valid"):

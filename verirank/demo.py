@@ -22,31 +22,36 @@ evaluate     Oracle, Original order, F4-only and the ranker against the qrels, w
 report       ``OUT/report.html`` + ``OUT/assets/``
 ===========  ==============================================================================
 
-Re-running the same command reuses every finished stage (``OUT/demo.json``
-records them); a stage interrupted halfway resumes where it stopped. A stage
-runs again when an earlier stage ran again or its own inputs changed (e.g.
-``--no-train`` after a trained run redoes model, rerank, evaluate and report).
+The stages are stage objects run by the one runner
+(:func:`verirank_core.stages.run_stages`); search, extract, execute, features
+and rerank are the pipeline's own stages, fetch is the pipeline's fetcher
+with a session that sends the benchmark's hosts to its local site, execute
+is run on the queries' simulator worlds, features attach the qrels labels.
+Re-running the same command reuses every finished stage (``OUT/manifest.json``
+logs them with a fingerprint of their settings); a stage interrupted halfway
+resumes where it stopped. A stage runs again when an earlier stage ran again
+or its own inputs changed (e.g. ``--no-train`` after a trained run redoes
+model, rerank, evaluate and report).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
-from verirank_core.extraction_records import Page, Query, SearchResult
+from verirank_core.extraction_records import Query, SearchResult
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError, StoreError
-from verirank_core.store import JsonlAppender, RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
+from verirank_core.stages import Progress, Stage, digest, last_entry, null_progress, run_stages
+from verirank_core.store import RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
 
 __all__ = [
     "ROOT", "SMALL_DATA", "FULL_DATA", "BUNDLED_MODEL", "PRETRAIN_DATA", "DEFAULT_OUT", "STAGES",
-    "DemoOptions", "DemoResult", "run_demo", "select_queries", "format_summary", "model_label",
+    "DemoOptions", "DemoResult", "demo_stages", "run_demo", "select_queries", "format_summary", "model_label",
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,12 +63,11 @@ FULL_DATA = ROOT / "datasets" / "howtobench" / "build"
 BUNDLED_MODEL = ROOT / "datasets" / "models" / "lr-pretrain"
 PRETRAIN_DATA = ROOT / "datasets" / "models" / "pretrain-features"
 DEFAULT_OUT = Path("runs/demo")
-STATE_FILE = "demo.json"
+#: the name of the demo's runs in the stage log of OUT/manifest.json
+PIPELINE = "demo"
 #: the metrics of the terminal table (summary.json holds every configured metric)
 TABLE_METRICS = ("MRR", "P@1", "P@5", "NDCG@5")
 BASELINE = "Original order"
-
-Progress = Callable[..., Any]
 
 
 @dataclass
@@ -96,25 +100,8 @@ class DemoResult:
     report: Optional[Path] = None
 
 
-@dataclass
-class _Ctx:
-    """What every stage function gets."""
-
-    options: DemoOptions
-    config: RunConfig
-    run: RunDir
-    progress: Progress
-    echo: Callable[[str], None]
-    #: filled by the model stage for rerank
-    ranker: Any = None
-
-    @property
-    def out(self) -> Path:
-        return self.run.path
-
-    @property
-    def tracking_uri(self) -> str:
-        return self.options.tracking_uri or f"sqlite:///{(self.out / 'mlflow.db').resolve()}"
+def _tracking_uri(options: DemoOptions) -> str:
+    return options.tracking_uri or f"sqlite:///{(Path(options.out) / 'mlflow.db').resolve()}"
 
 
 # --- choosing the inputs ------------------------------------------------------------------
@@ -148,34 +135,38 @@ def _check_data(data: Path) -> None:
         raise StoreError(f"{data} is not a HowToBench folder (missing {', '.join(missing)}); {hint}")
 
 
-def _stage_inputs(ctx: _Ctx) -> dict[str, Any]:
-    """OUT/input/{queries,serp}.jsonl and OUT/qrels.txt for the chosen queries."""
-    from extraction.queries import load_queries
-    from ranking.metrics import read_qrels, write_qrels
+class InputsStage:
+    """``inputs``: OUT/input/{queries,serp}.jsonl and OUT/qrels.txt for the chosen queries."""
 
-    data = ctx.options.data
-    _check_data(data)
-    queries = select_queries(load_queries(data / "queries.jsonl"), ctx.options.max_queries)
-    keep = {q.qid for q in queries}
-    top_n = ctx.config.extraction.search.top_n
-    serp = [r for r in read_jsonl(data / "serp.jsonl", SearchResult) if r.qid in keep and r.rank <= top_n]
-    pool = {(r.qid, r.url) for r in serp}
-    # judged pages outside the candidate pool would make the oracle unreachable by any reranking
-    qrels = {q: {u: g for u, g in docs.items() if (q, u) in pool}
-             for q, docs in read_qrels(data / "qrels.txt").items() if q in keep}
-    write_jsonl(ctx.out / "input" / "queries.jsonl", queries)
-    write_jsonl(ctx.out / "input" / "serp.jsonl", serp)
-    write_qrels(ctx.out / "qrels.txt", qrels)
-    return {"queries": len(queries), "results": len(serp),
-            "relevant": sum(g > 0 for docs in qrels.values() for g in docs.values())}
+    name = "inputs"
+    append_only = True
 
+    def __init__(self, options: DemoOptions):
+        self.options = options
 
-# --- stage 1 --------------------------------------------------------------------------------
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        return {"data": str(self.options.data.resolve()), "queries": self.options.max_queries,
+                "top_n": cfg.extraction.search.top_n}
 
-def _stage_search(ctx: _Ctx) -> dict[str, Any]:
-    from extraction.pipeline import search_stage
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+        from extraction.queries import load_queries
+        from ranking.metrics import read_qrels, write_qrels
 
-    return search_stage(ctx.run, ctx.config, ctx.out / "input" / "queries.jsonl", ctx.out / "input" / "serp.jsonl")
+        data, out = self.options.data, run.path
+        _check_data(data)
+        queries = select_queries(load_queries(data / "queries.jsonl"), self.options.max_queries)
+        keep = {q.qid for q in queries}
+        top_n = cfg.extraction.search.top_n
+        serp = [r for r in read_jsonl(data / "serp.jsonl", SearchResult) if r.qid in keep and r.rank <= top_n]
+        pool = {(r.qid, r.url) for r in serp}
+        # judged pages outside the candidate pool would make the oracle unreachable by any reranking
+        qrels = {q: {u: g for u, g in docs.items() if (q, u) in pool}
+                 for q, docs in read_qrels(data / "qrels.txt").items() if q in keep}
+        write_jsonl(out / "input" / "queries.jsonl", queries)
+        write_jsonl(out / "input" / "serp.jsonl", serp)
+        write_qrels(out / "qrels.txt", qrels)
+        return {"queries": len(queries), "results": len(serp),
+                "relevant": sum(g > 0 for docs in qrels.values() for g in docs.values())}
 
 
 def _site_session(server: Any, hosts: set[str]) -> Any:
@@ -200,77 +191,59 @@ def _site_session(server: Any, hosts: set[str]) -> Any:
     return session
 
 
-def _stage_fetch(ctx: _Ctx) -> dict[str, Any]:
-    from extraction.fetch import Fetcher
-    from extraction.pagecache import PageCache
-    from extraction.urlguard import UrlGuard
-    from howtobench.site import SiteServer
+class SiteFetchStage:
+    """``fetch``: the pipeline's fetcher, through a session that sends the benchmark's hosts to its local site.
 
-    results = read_jsonl(ctx.out / "serp.jsonl", SearchResult)
-    hosts = {urlsplit(r.url).hostname or "" for r in results} - {""}
-    fetch_cfg = ctx.config.extraction.fetch
-    ctx.run.start_stage("fetch", ctx.config.to_manifest())
-    bar = ctx.progress(total=len(results), desc="fetch", unit="page")
-    try:
-        with SiteServer(ctx.options.data / "site") as server:
-            # the benchmark's hosts do not exist in DNS: exempt them from the resolver check
-            guard = UrlGuard(allow_private_hosts=fetch_cfg.allow_private_hosts,
-                             exempt_hosts=frozenset(f"{h}:{p}" for h in hosts for p in (80, 443)))
-            fetcher = Fetcher(fetch_cfg, PageCache.for_run(ctx.out, fetch_cfg.cache_dir),
-                              _site_session(server, hosts), guard=guard)
-            with JsonlAppender(ctx.out / "pages.jsonl", Page) as appender:
-                counts = fetcher.fetch_all(results, appender, progress=bar.update)
-    finally:
-        bar.close()
-    counts["site"] = str(ctx.options.data / "site")
-    ctx.run.finish_stage("fetch", counts)
-    return counts
+    The page URLs stay as published (``https://HOST/...``); the hosts do not
+    exist in DNS, so they are exempt from the resolver check of the URL guard.
+    """
 
+    name = "fetch"
+    append_only = True
 
-def _stage_extract(ctx: _Ctx) -> dict[str, Any]:
-    from extraction.pipeline import extract_stage
+    def __init__(self, site: Path):
+        self.site = site
 
-    pages = read_jsonl(ctx.out / "pages.jsonl", Page)
-    bar = ctx.progress(total=len(pages), desc="extract", unit="page")
-    try:
-        return extract_stage(ctx.run, ctx.config, bar.update)
-    finally:
-        bar.close()
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from extraction.pipeline import FetchStage
+
+        return FetchStage().fingerprint(cfg)
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+        from extraction.pipeline import FetchStage
+        from howtobench.site import SiteServer
+
+        hosts = {urlsplit(r.url).hostname or "" for r in read_jsonl(run / "serp.jsonl", SearchResult)} - {""}
+        with SiteServer(self.site) as server:
+            counts = FetchStage(_site_session(server, hosts), exempt_result_hosts=True)(run, cfg, progress)
+        return {**counts, "site": str(self.site)}
 
 
-# --- stage 2 --------------------------------------------------------------------------------
+class SimExecuteStage:
+    """``execute``: stage 2 on simulators, each page on its query's world, ``devices`` in parallel."""
 
-def _stage_execute(ctx: _Ctx) -> dict[str, Any]:
-    from execution.runner import execute_run
+    name = "execute"
+    append_only = True
 
-    queries = read_jsonl(ctx.out / "queries.jsonl", Query)
-    worlds = [w for q in queries if (w := (q.model_extra or {}).get("world"))]
-    if not worlds:
-        raise ConfigError(f"{ctx.options.data}/queries.jsonl names no `world`: the demo needs simulator worlds")
-    cfg = ctx.config.model_copy(deep=True)
-    # every worker starts on some world and re-opens its simulator on each page's own world
-    cfg.execution.devices = [f"sim:{worlds[0]}"] * ctx.options.devices
-    cfg.execution.route_by_world = True
-    return execute_run(ctx.out, cfg, progress=ctx.progress)
+    def __init__(self, devices: int, data: Path):
+        self.devices, self.data = devices, data
 
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from execution.runner import ExecuteStage
 
-# --- stage 3 --------------------------------------------------------------------------------
+        return ExecuteStage().fingerprint(cfg)
 
-def _stage_features(ctx: _Ctx) -> dict[str, Any]:
-    from ranking.features import attach_labels, build_feature_table, write_feature_files
-    from ranking.metrics import read_qrels
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+        from execution.runner import ExecuteStage
 
-    ctx.run.start_stage("features", ctx.config.to_manifest())
-    table = build_feature_table(
-        ctx.out, ctx.config,
-        progress=lambda it, total: ctx.progress(it, total=total, desc="features", unit="page"))
-    # labels are joined after the features are computed: they never enter a feature
-    table = attach_labels(table, read_qrels(ctx.out / "qrels.txt"))
-    write_feature_files(ctx.out, table)
-    counts = {"pages": len(table), "queries": int(table["qid"].nunique()),
-              "verified": int(table["verified"].sum()), "labelled_relevant": int((table["label"] > 0).sum())}
-    ctx.run.finish_stage("features", counts)
-    return counts
+        worlds = [w for q in read_jsonl(run / "queries.jsonl", Query) if (w := (q.model_extra or {}).get("world"))]
+        if not worlds:
+            raise ConfigError(f"{self.data}/queries.jsonl names no `world`: the demo needs simulator worlds")
+        cfg = cfg.model_copy(deep=True)
+        # every worker starts on some world and re-opens its simulator on each page's own world
+        cfg.execution.devices = [f"sim:{worlds[0]}"] * self.devices
+        cfg.execution.route_by_world = True
+        return ExecuteStage()(run, cfg, progress)
 
 
 def model_label(name: str) -> str:
@@ -301,50 +274,46 @@ def _model_fingerprint(options: DemoOptions, config: RunConfig) -> str:
     return f"bundled:{options.model_dir.resolve()}:{_file_digest([options.model_dir / 'ranker.json'])}"
 
 
-def _stage_model(ctx: _Ctx) -> dict[str, Any]:
-    from ranking.models import load_ranker
-
-    if not ctx.options.train:
-        if not (ctx.options.model_dir / "ranker.json").is_file():
-            raise StoreError(f"{ctx.options.model_dir} holds no saved ranker (ranker.json)")
-        ctx.ranker = load_ranker(ctx.options.model_dir)
-        return {"source": "bundled", "path": str(ctx.options.model_dir), "model": ctx.ranker.name}
-
-    from ranking.experiment import train
-
-    rc = ctx.config.ranking
-    train_path, valid_path = _pretrain_files(ctx.options.pretrain)
-    outcome = train(train_path, rc.model, ctx.out / "model", train_cfg=rc.train, eval_cfg=rc.evaluate,
-                    seed=rc.seed, valid_path=valid_path, config=ctx.config.to_manifest(),
-                    tracking_uri=ctx.tracking_uri, experiment=rc.experiment, run_name=f"demo-train-{rc.model}")
-    ctx.ranker = outcome.model
-    return {"source": "trained", "path": str(ctx.out / "model"), "model": outcome.model.name,
-            "train_data": str(train_path), "seconds": round(outcome.seconds, 3),
-            "valid": outcome.valid.mean if outcome.valid else None, "mlflow_run_id": outcome.run_id}
+def _model_dir(options: DemoOptions) -> Path:
+    """Where the ranker of this run is saved: OUT/model when trained, else the bundled one."""
+    return Path(options.out) / "model" if options.train else options.model_dir
 
 
-def _ranker_for(ctx: _Ctx) -> Any:
-    """The ranker of this run: from the model stage, or loaded back when that stage was reused."""
-    if ctx.ranker is None:
+class ModelStage:
+    """``model``: train the ranker on the synthetic pre-training set, or check the bundled one."""
+
+    name = "model"
+    append_only = False
+
+    def __init__(self, options: DemoOptions):
+        self.options = options
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        return _model_fingerprint(self.options, cfg)
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
         from ranking.models import load_ranker
 
-        ctx.ranker = load_ranker(ctx.out / "model" if ctx.options.train else ctx.options.model_dir)
-    return ctx.ranker
+        options = self.options
+        if not options.train:
+            if not (options.model_dir / "ranker.json").is_file():
+                raise StoreError(f"{options.model_dir} holds no saved ranker (ranker.json)")
+            return {"source": "bundled", "path": str(options.model_dir), "model": load_ranker(options.model_dir).name}
+
+        from ranking.experiment import train
+
+        rc = cfg.ranking
+        train_path, valid_path = _pretrain_files(options.pretrain)
+        outcome = train(train_path, rc.model, run / "model", train_cfg=rc.train, eval_cfg=rc.evaluate,
+                        seed=rc.seed, valid_path=valid_path, config=cfg.to_manifest(),
+                        tracking_uri=_tracking_uri(options), experiment=rc.experiment,
+                        run_name=f"demo-train-{rc.model}")
+        return {"source": "trained", "path": str(run / "model"), "model": outcome.model.name,
+                "train_data": str(train_path), "seconds": round(outcome.seconds, 3),
+                "valid": outcome.valid.mean if outcome.valid else None, "mlflow_run_id": outcome.run_id}
 
 
-def _stage_rerank(ctx: _Ctx) -> dict[str, Any]:
-    from ranking.rerank import rerank_run
-
-    ctx.run.start_stage("rerank", ctx.config.to_manifest())
-    items = rerank_run(ctx.out, ctx.config, _ranker_for(ctx))
-    counts = {"pages": len(items), "queries": len({it.qid for it in items}),
-              "verified": sum(it.verified for it in items),
-              "moved": sum(1 for it in items if it.rank != it.original_rank)}
-    ctx.run.finish_stage("rerank", counts)
-    return counts
-
-
-def _write_system_runs(ctx: _Ctx) -> dict[str, Path]:
+def _write_system_runs(out: Path, cfg: RunConfig) -> dict[str, Path]:
     """TREC runs of the compared systems in OUT/runs/ (the ranker's is OUT/reranked.trec)."""
     from verirank_core.execution_records import ExecutionResult
     from ranking.export import ranked_items, write_trec
@@ -352,8 +321,8 @@ def _write_system_runs(ctx: _Ctx) -> dict[str, Path]:
     from ranking.rerank import rerank
     from verirank_core.store import read_parquet
 
-    runs = ctx.out / "runs"
-    serp = read_jsonl(ctx.out / "serp.jsonl", SearchResult)
+    runs = out / "runs"
+    serp = read_jsonl(out / "serp.jsonl", SearchResult)
     per_query: dict[str, list[SearchResult]] = {}
     for r in serp:
         per_query.setdefault(r.qid, []).append(r)
@@ -361,54 +330,64 @@ def _write_system_runs(ctx: _Ctx) -> dict[str, Path]:
     write_trec_run(runs / "original.trec", original, tag="original")
 
     # F4-only: the same verified-first order as the ranker, scored by the judge's F4 alone
-    table = read_parquet(ctx.out / "features.parquet")
-    executions = {r.key(): r for r in read_jsonl(ctx.out / "execution.jsonl", ExecutionResult)}
-    f4 = rerank(table, table["F4"].to_numpy(dtype=float), ctx.config.ranking.rerank.order)
+    table = read_parquet(out / "features.parquet")
+    executions = {r.key(): r for r in read_jsonl(out / "execution.jsonl", ExecutionResult)}
+    f4 = rerank(table, table["F4"].to_numpy(dtype=float), cfg.ranking.rerank.order)
     write_trec(runs / "f4.trec", ranked_items(f4, executions), tag="f4-only")
 
-    write_trec_run(runs / "oracle.trec", oracle_run(read_qrels(ctx.out / "qrels.txt")), tag="oracle")
+    write_trec_run(runs / "oracle.trec", oracle_run(read_qrels(out / "qrels.txt")), tag="oracle")
     return {"Oracle": runs / "oracle.trec", BASELINE: runs / "original.trec", "F4-only": runs / "f4.trec"}
 
 
-def _stage_evaluate(ctx: _Ctx) -> dict[str, Any]:
-    """Score every system like `verirank evaluate --baseline original.trec` does, and track it."""
-    from ranking.experiment import evaluate_runs
+class EvaluateStage:
+    """``evaluate``: score every system like `verirank evaluate --baseline original.trec` does, and track it."""
 
-    rc = ctx.config.ranking
-    name = model_label(_ranker_for(ctx).name)
-    systems = _write_system_runs(ctx)
-    systems[name] = ctx.out / "reranked.trec"
-    qrels = ctx.out / "qrels.txt"
-    ctx.run.start_stage("evaluate", ctx.config.to_manifest())
-    rows, per_query, answerable = [], {}, 0
-    for system, path in systems.items():
-        report = evaluate_runs(path, qrels, baseline_path=systems[BASELINE], eval_cfg=rc.evaluate, seed=rc.seed,
-                               tracking_uri=ctx.tracking_uri, experiment=rc.experiment,
-                               run_name=f"demo-{system.lower().replace(' ', '-')}")
-        tests = {t.metric: t for t in report.tests}
-        rows.append({
-            "system": system, "run": path.relative_to(ctx.out).as_posix(),
-            "mean": report.result.mean, "mean_answerable": report.result.mean_answerable,
-            "p_ttest": {m: t.p_ttest for m, t in tests.items()} if system != BASELINE else {},
-            "p_permutation": {m: t.p_permutation for m, t in tests.items()} if system != BASELINE else {},
-            "mlflow_run_id": report.run_id,
-            "note": "upper bound, uses the judgements" if system == "Oracle" else "",
-        })
-        per_query[system] = report.result.per_query
-        answerable = len(report.result.answerable)
-    state = _read_state(ctx.out)
-    model = state.get("stages", {}).get("model", {}).get("counts", {})
-    summary = {
-        "dataset": str(ctx.options.data), "n_queries": len(per_query[BASELINE]),
-        "n_answerable": answerable,
-        "metrics": list(rc.evaluate.metrics), "baseline": BASELINE, "system": name,
-        "model": {**model, "description": _model_description(name, model)},
-        "tracking_uri": ctx.tracking_uri, "experiment": rc.experiment,
-        "rows": rows, "per_query": per_query,
-    }
-    atomic_write_json(ctx.out / "summary.json", summary)
-    ctx.run.finish_stage("evaluate", {"systems": list(systems)})
-    return {"systems": len(rows)}
+    name = "evaluate"
+    append_only = False
+
+    def __init__(self, options: DemoOptions):
+        self.options = options
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        rk = cfg.ranking
+        return digest(rk.evaluate, rk.seed, rk.experiment, self.options.tracking_uri)
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+        from ranking.experiment import evaluate_runs
+        from ranking.models import load_ranker
+
+        rc, out, tracking_uri = cfg.ranking, run.path, _tracking_uri(self.options)
+        name = model_label(load_ranker(_model_dir(self.options)).name)
+        systems = _write_system_runs(out, cfg)
+        systems[name] = out / "reranked.trec"
+        qrels = out / "qrels.txt"
+        rows, per_query, answerable = [], {}, 0
+        for system, path in systems.items():
+            report = evaluate_runs(path, qrels, baseline_path=systems[BASELINE], eval_cfg=rc.evaluate, seed=rc.seed,
+                                   tracking_uri=tracking_uri, experiment=rc.experiment,
+                                   run_name=f"demo-{system.lower().replace(' ', '-')}")
+            tests = {t.metric: t for t in report.tests}
+            rows.append({
+                "system": system, "run": path.relative_to(out).as_posix(),
+                "mean": report.result.mean, "mean_answerable": report.result.mean_answerable,
+                "p_ttest": {m: t.p_ttest for m, t in tests.items()} if system != BASELINE else {},
+                "p_permutation": {m: t.p_permutation for m, t in tests.items()} if system != BASELINE else {},
+                "mlflow_run_id": report.run_id,
+                "note": "upper bound, uses the judgements" if system == "Oracle" else "",
+            })
+            per_query[system] = report.result.per_query
+            answerable = len(report.result.answerable)
+        model = last_entry(run, "model").get("counts", {})
+        summary = {
+            "dataset": str(self.options.data), "n_queries": len(per_query[BASELINE]),
+            "n_answerable": answerable,
+            "metrics": list(rc.evaluate.metrics), "baseline": BASELINE, "system": name,
+            "model": {**model, "description": _model_description(name, model)},
+            "tracking_uri": tracking_uri, "experiment": rc.experiment,
+            "rows": rows, "per_query": per_query,
+        }
+        atomic_write_json(out / "summary.json", summary)
+        return {"systems": len(rows)}
 
 
 def _model_description(name: str, model: dict[str, Any]) -> str:
@@ -417,83 +396,50 @@ def _model_description(name: str, model: dict[str, Any]) -> str:
     return f"{name} loaded from {model.get('path', 'the bundled model')}"
 
 
-def _stage_report(ctx: _Ctx) -> dict[str, Any]:
-    from verirank.report import build_report
+class ReportStage:
+    """``report``: OUT/report.html and OUT/assets/."""
 
-    path = build_report(ctx.out, ctx.out / "report.html", title="verirank demo report", progress=ctx.progress)
-    return {"report": str(path)}
+    name = "report"
+    append_only = False
 
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        return None
 
-#: (name, function) in pipeline order; each returns its counts
-STAGES: list[tuple[str, Callable[[_Ctx], dict[str, Any]]]] = [
-    ("inputs", _stage_inputs),
-    ("search", _stage_search),
-    ("fetch", _stage_fetch),
-    ("extract", _stage_extract),
-    ("execute", _stage_execute),
-    ("features", _stage_features),
-    ("model", _stage_model),
-    ("rerank", _stage_rerank),
-    ("evaluate", _stage_evaluate),
-    ("report", _stage_report),
-]
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+        from verirank.report import build_report
+
+        path = build_report(run.path, run / "report.html", title="verirank demo report", progress=progress)
+        return {"report": str(path)}
 
 
-# --- resuming -------------------------------------------------------------------------------
+def demo_stages(options: DemoOptions) -> list[Stage]:
+    """The demo's stages in order: the pipeline's stages, swapped where the demo differs, plus its own."""
+    from extraction.pipeline import ExtractStage, SearchStage
+    from ranking.pipeline import FeaturesStage, RerankStage
 
-def _read_state(out: Path) -> dict[str, Any]:
-    path = out / STATE_FILE
-    return read_json(path) if path.exists() else {}
-
-
-#: stages whose records are only ever appended: their settings cannot change in the same folder
-APPEND_ONLY = ("inputs", "search", "fetch", "extract", "execute")
-
-
-def _digest(*sections: Any) -> str:
-    """A short hash of config sections (pydantic models or plain values)."""
-    parts = [s.model_dump(mode="json") if hasattr(s, "model_dump") else s for s in sections]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-
-
-def _fingerprints(options: DemoOptions, config: RunConfig) -> dict[str, str]:
-    """What each stage depends on besides the stages before it."""
-    ex, rk = config.extraction, config.ranking
-    execution = config.execution.model_dump(mode="json", exclude={"devices", "executor", "ray_address",
-                                                                  "ray_num_cpus"})
-    return {
-        "inputs": json.dumps({"data": str(options.data.resolve()), "queries": options.max_queries,
-                              "top_n": ex.search.top_n}, sort_keys=True),
-        "search": _digest(ex.search),
-        "fetch": _digest(ex.fetch),
-        "extract": _digest(ex.clean, ex.extract, ex.ground, config.llm if ex.extract.extractor == "llm" else None),
-        "execute": _digest(execution, config.llm if "llm" in (config.execution.predictor, config.execution.judge)
-                           else None),
-        "features": _digest(rk.features, rk.verified),
-        "model": _model_fingerprint(options, config),
-        "rerank": _digest(rk.verified, rk.rerank),
-        "evaluate": _digest(rk.evaluate, rk.seed, rk.experiment, options.tracking_uri),
-    }
+    out = Path(options.out)
+    stages: list[Stage] = [
+        InputsStage(options),
+        SearchStage(out / "input" / "queries.jsonl", out / "input" / "serp.jsonl"),
+        SiteFetchStage(options.data / "site"),
+        ExtractStage(),
+        SimExecuteStage(options.devices, options.data),
+        FeaturesStage(qrels=out / "qrels.txt"),
+        ModelStage(options),
+        RerankStage(model=_model_dir(options)),
+        EvaluateStage(options),
+    ]
+    if options.report:
+        stages.append(ReportStage())
+    return stages
 
 
-def _check_append_only(state: dict[str, Any], prints: dict[str, str], out: Path) -> None:
-    """Refuse settings that differ from the records an append-only stage already wrote."""
-    for name in APPEND_ONLY:
-        done = state.get("stages", {}).get(name)
-        if done and done.get("fingerprint") != prints[name]:
-            what = (f"other inputs ({json.loads(done['fingerprint'])})" if name == "inputs"
-                    else f"other {name} settings")
-            raise ConfigError(f"{out} holds a demo of {what}; its records cannot be mixed with new ones: "
-                              f"give another --out, or --fresh to start over")
+#: the names of the demo's stages, in order
+STAGES: tuple[str, ...] = ("inputs", "search", "fetch", "extract", "execute", "features", "model", "rerank",
+                           "evaluate", "report")
 
 
 # --- the whole demo ---------------------------------------------------------------------------
-
-def _null_progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", unit: str = "it") -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc=desc, unit=unit, disable=True)
-
 
 def run_demo(options: DemoOptions, config: RunConfig, *, progress: Optional[Progress] = None,
              echo: Callable[[str], None] = print) -> DemoResult:
@@ -503,53 +449,15 @@ def run_demo(options: DemoOptions, config: RunConfig, *, progress: Optional[Prog
     """
     if options.devices < 1:
         raise ConfigError(f"--devices must be at least 1 (got {options.devices})")
-    if not options.report:
-        stages = [s for s in STAGES if s[0] != "report"]
-    else:
-        stages = list(STAGES)
     run = RunDir(options.out).ensure()
-    ctx = _Ctx(options=options, config=config, run=run, progress=progress or _null_progress, echo=echo)
-    state = _read_state(run.path)
-    prints = _fingerprints(options, config)
-    _check_append_only(state, prints, run.path)
-    state.setdefault("stages", {})
-    state["options"] = {"data": str(options.data), "train": options.train, "max_queries": options.max_queries,
-                        "devices": options.devices, "tracking_uri": ctx.tracking_uri}
-
-    done: dict[str, str] = {}
-    rerun = False
-    for name, stage in stages:
-        previous = state["stages"].get(name, {})
-        fingerprint = prints.get(name, "")
-        if not rerun and previous.get("finished") and previous.get("fingerprint") == fingerprint:
-            done[name] = "reused"
-            echo(f"{name}: reused ({_short_counts(previous.get('counts', {}))})")
-            continue
-        rerun = True
-        # mark the stage unfinished first, so an interruption cannot leave it looking done
-        state["stages"][name] = {"fingerprint": fingerprint, "finished": False}
-        atomic_write_json(run.path / STATE_FILE, state)
-        wall, cpu = time.perf_counter(), time.process_time()
-        counts = stage(ctx)
-        state["stages"][name] = {
-            "fingerprint": fingerprint, "finished": True, "counts": counts,
-            "seconds": round(time.perf_counter() - wall, 2), "cpu_seconds": round(time.process_time() - cpu, 2),
-        }
-        atomic_write_json(run.path / STATE_FILE, state)
-        done[name] = "ran"
-        echo(f"{name}: {_short_counts(counts)} ({state['stages'][name]['seconds']:.1f}s)")
-
+    outcomes = run_stages(run, config, demo_stages(options), pipeline=PIPELINE, progress=progress or null_progress,
+                          echo=echo, reuse=True, hint="give another --out, or --fresh to start over")
     summary = read_json(run.path / "summary.json")
-    summary["timings"] = {n: {k: s.get(k) for k in ("seconds", "cpu_seconds")}
-                          for n, s in state["stages"].items() if n in done}
+    summary["timings"] = {name: {k: last_entry(run, name).get(k) for k in ("seconds", "cpu_seconds")}
+                          for name in outcomes}
     report = run.path / "report.html" if options.report else None
-    return DemoResult(out=run.path, summary=summary, stages=done, report=report)
-
-
-def _short_counts(counts: dict[str, Any]) -> str:
-    shown = [f"{k}={v}" for k, v in counts.items()
-             if (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 24)]
-    return ", ".join(shown[:8]) or "done"
+    return DemoResult(out=run.path, summary=summary, stages={n: o.status for n, o in outcomes.items()},
+                      report=report)
 
 
 # --- the terminal table ----------------------------------------------------------------------
@@ -586,6 +494,7 @@ def reset_outputs(out: Path) -> None:
     """Delete a demo folder's outputs (used by ``--fresh``); refuses folders that are not demo runs."""
     if not out.exists():
         return
-    if not (out / STATE_FILE).exists():
-        raise StoreError(f"{out} is not a demo folder (no {STATE_FILE}); refusing to delete it")
+    stages = RunDir(out).read_manifest().get("stages", []) if (out / "manifest.json").exists() else []
+    if not any(entry.get("pipeline") == PIPELINE for entry in stages):
+        raise StoreError(f"{out} is not a demo folder (its manifest.json logs no demo stage); refusing to delete it")
     shutil.rmtree(out)

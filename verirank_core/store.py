@@ -257,8 +257,8 @@ class RunDir:
         except json.JSONDecodeError as exc:
             raise StoreError(f"{self.manifest_path} is not valid JSON: {exc}") from exc
 
-    def start_stage(self, stage: str, config: dict[str, Any]) -> None:
-        """Record the resolved config before any work of ``stage`` starts."""
+    def start_stage(self, stage: str, config: dict[str, Any], **extra: Any) -> None:
+        """Record the resolved config before any work of ``stage`` starts (``extra``: more fields of the entry)."""
         import datetime as _dt
 
         self.ensure()
@@ -267,11 +267,11 @@ class RunDir:
         manifest["packages"] = package_versions()
         manifest["git_sha"] = git_sha()
         manifest.setdefault("stages", []).append(
-            {"stage": stage, "started": _dt.datetime.now(_dt.timezone.utc).isoformat()}
+            {"stage": stage, **extra, "started": _dt.datetime.now(_dt.timezone.utc).isoformat()}
         )
         atomic_write_json(self.manifest_path, manifest)
 
-    def finish_stage(self, stage: str, counts: dict[str, Any]) -> None:
+    def finish_stage(self, stage: str, counts: dict[str, Any], **extra: Any) -> None:
         import datetime as _dt
 
         manifest = self.read_manifest()
@@ -279,8 +279,17 @@ class RunDir:
             if entry.get("stage") == stage and "finished" not in entry:
                 entry["finished"] = _dt.datetime.now(_dt.timezone.utc).isoformat()
                 entry["counts"] = counts
+                entry.update(extra)
                 break
         atomic_write_json(self.manifest_path, manifest)
+
+
+def count_lines(path: Path) -> int:
+    """Non-blank lines of a JSONL file (0 when it does not exist), e.g. for a progress bar's total."""
+    if not Path(path).exists():
+        return 0
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
 
 
 def read_json(path: Path) -> Any:

@@ -24,14 +24,16 @@ def test_demo_writes_every_output(demo_run):
     out = demo_run.out
     for name in ("queries.jsonl", "serp.jsonl", "pages.jsonl", "extraction.jsonl", "execution.jsonl",
                  "features.parquet", "reranked.trec", "reranked.jsonl", "summary.json", "report.html",
-                 "qrels.txt", "mlflow.db", "manifest.json", "demo.json", "model/ranker.json",
+                 "qrels.txt", "mlflow.db", "manifest.json", "model/ranker.json",
                  "runs/original.trec", "runs/f4.trec", "runs/oracle.trec"):
         assert (out / name).is_file(), name
     assert any((out / "assets").rglob("*.png")), "the report has no screenshot copies"
     assert any((out / "trajectories").rglob("trajectory.json"))
 
-    state = json.loads((out / "demo.json").read_text())
-    assert [n for n in STAGE_NAMES if state["stages"][n]["finished"]] == list(STAGE_NAMES)
+    assert not (out / "demo.json").exists()  # the stage log is the manifest's, like every run's
+    log = json.loads((out / "manifest.json").read_text())["stages"]
+    finished = [e["stage"] for e in log if "finished" in e and e["pipeline"] == "demo"]
+    assert finished == list(STAGE_NAMES)
     # 4 queries, one per app, top 5 results each
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines()]
     assert len(queries) == 4 and len({q["world"] for q in queries}) == 4
@@ -149,9 +151,10 @@ def test_an_interrupted_execute_stage_resumes(demo_run, tmp_path):
     lines = (out / "execution.jsonl").read_text().splitlines(keepends=True)
     kept = lines[: len(lines) // 2]
     (out / "execution.jsonl").write_text("".join(kept) + lines[len(kept)][:25])  # plus a torn line
-    state = json.loads((out / "demo.json").read_text())
-    state["stages"]["execute"]["finished"] = False
-    (out / "demo.json").write_text(json.dumps(state))
+    manifest = json.loads((out / "manifest.json").read_text())
+    execute = [e for e in manifest["stages"] if e["stage"] == "execute"][-1]
+    del execute["finished"]  # as a run killed during the stage leaves it
+    (out / "manifest.json").write_text(json.dumps(manifest))
 
     result = demo_run.invoke("demo", "--data", demo_run.data, "--out", out, "--queries", "4",
                              "--set", "extraction.search.top_n=5", "--no-train")
@@ -165,11 +168,11 @@ def test_an_interrupted_execute_stage_resumes(demo_run, tmp_path):
 
 
 def test_other_inputs_in_the_same_folder_are_refused(demo_run):
-    before = (demo_run.out / "demo.json").read_bytes()
+    before = (demo_run.out / "manifest.json").read_bytes()
     result = demo_run.invoke("demo", "--data", demo_run.data, "--out", demo_run.out, "--queries", "2")
     assert result.exit_code == 2
     assert "holds a demo of other inputs" in result.output
-    assert (demo_run.out / "demo.json").read_bytes() == before
+    assert (demo_run.out / "manifest.json").read_bytes() == before
 
 
 def test_missing_benchmark_folder_is_a_clear_error(demo_run, tmp_path):

@@ -64,6 +64,6 @@ def test_reset_refuses_folders_that_are_not_demo_runs(tmp_path):
     assert (tmp_path / "precious.txt").read_text() == "keep me"
     demo = tmp_path / "demo"
     demo.mkdir()
-    (demo / "demo.json").write_text("{}")
+    (demo / "manifest.json").write_text('{"stages": [{"stage": "inputs", "pipeline": "demo"}]}')
     reset_outputs(demo)
     assert not demo.exists()

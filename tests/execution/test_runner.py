@@ -76,7 +76,11 @@ class FlakyDevice(Device):
 def test_every_page_gets_one_record_and_a_trajectory(tmp_path: Path) -> None:
     run = _make_run(tmp_path)
     cfg = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]")
-    counts = execute_run(run, cfg)
+    from execution.runner import ExecuteStage
+    from verirank_core.stages import run_stages
+    from verirank_core.store import RunDir
+
+    counts = run_stages(RunDir(run), cfg, [ExecuteStage()], echo=lambda line: None)["execute"].counts
     rows = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
     assert len(rows) == 4
     assert counts["executed"] == 3 and counts["skipped"] == 1

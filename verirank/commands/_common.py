@@ -80,3 +80,13 @@ def progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", 
     disable = forced == "1" or (forced != "0" and not sys.stderr.isatty())
     return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=disable,
                 dynamic_ncols=True)
+
+
+def run_one(run_dir: Path, cfg: Any, stage: Any) -> dict[str, Any]:
+    """Run one stage through the runner (which logs it in DIR/manifest.json); returns its counts."""
+    from verirank_core.stages import run_stages
+    from verirank_core.store import RunDir
+
+    outcome = run_stages(RunDir(run_dir), cfg, [stage], pipeline=stage.name, progress=progress,
+                         echo=lambda line: None)
+    return outcome[stage.name].counts

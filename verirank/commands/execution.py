@@ -7,15 +7,7 @@ from typing import Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config
-
-
-def _llm_client_if_needed(cfg):
-    if cfg.execution.predictor == "llm" or cfg.execution.judge == "llm":
-        from verirank_core.llm import LLMClient
-
-        return LLMClient.from_config(cfg.llm)
-    return None
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config, run_one
 
 
 @friendly_errors
@@ -46,7 +38,7 @@ def execute(
 
       verirank execute runs/mine --devices adb:emulator-5554 --set execution.reset=pm-clear
     """
-    from execution.runner import execute_run
+    from execution.runner import ExecuteStage
 
     flags = {
         "execution.devices": [d.strip() for d in devices.split(",") if d.strip()] if devices else None,
@@ -56,7 +48,7 @@ def execute(
         "execution.max_steps": max_steps,
     }
     cfg = resolve_config(config, set_, flags)
-    counts = execute_run(run_dir, cfg, llm_client=_llm_client_if_needed(cfg), progress=progress)
+    counts = run_one(run_dir, cfg, ExecuteStage())
     typer.echo("execute: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     typer.echo(f"wrote {run_dir / 'execution.jsonl'}")
 

@@ -8,7 +8,7 @@ from typing import Any, Iterator, Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config, run_one
 
 
 @contextmanager
@@ -49,11 +49,10 @@ def search(
 
       verirank search -q my-queries.tsv -o runs/live --set extraction.search.backend=brave --top-n 10
     """
-    from extraction.pipeline import search_stage
-    from verirank_core.store import RunDir
+    from extraction.pipeline import SearchStage
 
     cfg = resolve_config(config, set_, {"extraction.search.top_n": top_n})
-    counts = search_stage(RunDir(out), cfg, queries, serp)
+    counts = run_one(out, cfg, SearchStage(queries, serp))
     typer.echo(summary("search", counts))
     typer.echo(f"wrote {out / 'queries.jsonl'} and {out / 'serp.jsonl'}")
 
@@ -81,19 +80,13 @@ def fetch(
 
       verirank fetch runs/live --workers 16 --set extraction.fetch.per_host_delay_s=1
     """
-    from extraction.pipeline import fetch_stage
-    from verirank_core.extraction_records import SearchResult
-    from verirank_core.store import RunDir, read_jsonl
+    from extraction.pipeline import FetchStage
 
     cfg = resolve_config(config, set_, {
         "extraction.fetch.allow_private_hosts": True if allow_private_hosts else None,
         "extraction.fetch.workers": workers,
     })
-    run = RunDir(run_dir)
-    serp_path = run / "serp.jsonl"
-    total = len(read_jsonl(serp_path, SearchResult)) if serp_path.exists() else 0
-    with bar(total, "fetch") as done:
-        counts = fetch_stage(run, cfg, done)
+    counts = run_one(run_dir, cfg, FetchStage())
     typer.echo(summary("fetch", counts))
     typer.echo(f"wrote {run_dir / 'pages.jsonl'}")
 
@@ -123,19 +116,13 @@ def extract(
 
       verirank extract runs/demo --set extraction.ground.distance_threshold=0.35
     """
-    from extraction.pipeline import extract_stage
-    from verirank_core.extraction_records import Page
-    from verirank_core.store import RunDir, read_jsonl
+    from extraction.pipeline import ExtractStage
 
     cfg = resolve_config(config, set_, {
         "extraction.extract.extractor": extractor,
         "extraction.ground.enabled": False if no_ground else None,
     })
-    run = RunDir(run_dir)
-    pages_path = run / "pages.jsonl"
-    total = len(read_jsonl(pages_path, Page)) if pages_path.exists() else 0
-    with bar(total, "extract") as done:
-        counts = extract_stage(run, cfg, done)
+    counts = run_one(run_dir, cfg, ExtractStage())
     typer.echo(summary("extract", counts))
     typer.echo(f"wrote {run_dir / 'extraction.jsonl'}")
 

@@ -1,121 +1,54 @@
 """`verirank run`: chain the pipeline's stages over one run directory.
 
-The stages are the list :data:`STAGES` of ``(name, function)``; each function
-takes a :class:`RunContext` and returns its counts. Stage 2 and 3 add
-themselves by appending to the list (e.g. ``STAGES.append(("execute", fn))``),
-so ``run`` needs no change when they arrive. Every stage resumes, so
-re-running the same command after an interruption finishes the work.
+The stages are the stage objects of each stage package (``extraction/pipeline.py``,
+``execution/runner.py``, ``ranking/pipeline.py``), run in order by the one runner
+(:func:`verirank_core.stages.run_stages`), which logs each in ``DIR/manifest.json``.
+Every stage resumes, so re-running the same command after an interruption
+finishes the work.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config
-from verirank.commands.extraction import bar, summary
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config
+from verirank.commands.extraction import summary
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError
+from verirank_core.stages import Stage, StageOutcome, run_stages
 from verirank_core.store import RunDir
-
-
-@dataclass
-class RunContext:
-    """What every stage of `verirank run` gets."""
-
-    run_dir: RunDir
-    config: RunConfig
-    queries: Optional[Path] = None
-    serp: Optional[Path] = None
-    #: qrels to attach as labels in the feature files (evaluation only)
-    qrels: Optional[Path] = None
-    #: a saved ranker or MLflow model URI for the rerank stage
-    model: Optional[str] = None
-
-
-def _count_lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with open(path, "rb") as fh:
-        return sum(1 for line in fh if line.strip())
-
-
-def _search(ctx: RunContext) -> dict[str, Any]:
-    from extraction.pipeline import search_stage
-
-    if ctx.queries is None:
-        raise ConfigError("no queries: give --queries (and --serp), or run with no inputs for the bundled demo")
-    return search_stage(ctx.run_dir, ctx.config, ctx.queries, ctx.serp)
-
-
-def _fetch(ctx: RunContext) -> dict[str, Any]:
-    from extraction.pipeline import fetch_stage
-
-    with bar(_count_lines(ctx.run_dir / "serp.jsonl"), "fetch") as done:
-        return fetch_stage(ctx.run_dir, ctx.config, done)
-
-
-def _extract(ctx: RunContext) -> dict[str, Any]:
-    from extraction.pipeline import extract_stage
-
-    with bar(_count_lines(ctx.run_dir / "pages.jsonl"), "extract") as done:
-        return extract_stage(ctx.run_dir, ctx.config, done)
-
-
-def _execute(ctx: RunContext) -> dict[str, Any]:
-    from execution.runner import execute_run
-    from verirank.commands._common import progress
-    from verirank.commands.execution import _llm_client_if_needed
-
-    return execute_run(ctx.run_dir.path, ctx.config, llm_client=_llm_client_if_needed(ctx.config),
-                       progress=progress)
-
-
-def _features(ctx: RunContext) -> dict[str, Any]:
-    from verirank.commands.ranking import features_stage
-
-    counts = features_stage(ctx.run_dir.path, ctx.config, ctx.qrels)
-    counts.pop("feature_names", None)
-    return counts
-
-
-def _rerank(ctx: RunContext) -> dict[str, Any]:
-    from verirank.commands.ranking import rerank_stage
-
-    return rerank_stage(ctx.run_dir.path, ctx.config, ctx.model or str(BUNDLED_MODEL))
-
 
 #: the zero-shot ranker shipped with the project (datasets/models/README.md)
 BUNDLED_MODEL = Path(__file__).resolve().parents[2] / "datasets" / "models" / "lr-pretrain"
 
-#: the stages `verirank run` chains, in order
-STAGES: list[tuple[str, Callable[[RunContext], dict[str, Any]]]] = [
-    ("search", _search),
-    ("fetch", _fetch),
-    ("extract", _extract),
-    ("execute", _execute),
-    ("features", _features),
-    ("rerank", _rerank),
-]
+#: the stage names `verirank run` chains, in order
+STAGE_NAMES = ("search", "fetch", "extract", "execute", "features", "rerank")
 
 
-def run_stages(ctx: RunContext, until: Optional[str] = None,
-               echo: Callable[[str], None] = typer.echo) -> dict[str, dict[str, Any]]:
-    """Run :data:`STAGES` in order (up to and including ``until``); returns each stage's counts."""
-    names = [name for name, _ in STAGES]
-    if until is not None and until not in names:
-        raise ConfigError(f"unknown stage {until!r} for --until (valid: {', '.join(names)})")
-    ctx.run_dir.ensure()
-    out = {}
-    for name, stage in STAGES:
-        out[name] = stage(ctx)
-        echo(summary(name, out[name]))
-        if name == until:
-            break
-    return out
+def pipeline_stages(queries: Optional[Path], serp: Optional[Path] = None, qrels: Optional[Path] = None,
+                    model: Optional[str] = None) -> list[Stage]:
+    """The stages of `verirank run`, in order."""
+    from execution.runner import ExecuteStage
+    from extraction.pipeline import ExtractStage, FetchStage, SearchStage
+    from ranking.pipeline import FeaturesStage, RerankStage
+
+    return [SearchStage(queries, serp), FetchStage(), ExtractStage(), ExecuteStage(), FeaturesStage(qrels),
+            RerankStage(model or str(BUNDLED_MODEL))]
+
+
+def _describe(name: str, outcome: StageOutcome) -> str:
+    return summary(name, outcome.counts)
+
+
+def run_pipeline(run_dir: RunDir, cfg: RunConfig, stages: list[Stage], until: Optional[str] = None,
+                 echo: Callable[[str], None] = typer.echo) -> dict[str, dict[str, Any]]:
+    """Run ``stages`` in order (up to and including ``until``); returns each stage's counts."""
+    outcomes = run_stages(run_dir, cfg, stages, pipeline="run", progress=progress, echo=echo, until=until,
+                          describe=_describe)
+    return {name: outcome.counts for name, outcome in outcomes.items()}
 
 
 @friendly_errors
@@ -173,9 +106,9 @@ def run(
     if demo:
         typer.echo(f"running the bundled demo into {out}")
         with demo_inputs(out) as (demo_queries, demo_serp):
-            run_stages(RunContext(run_dir, cfg, demo_queries, demo_serp, qrels, model), until)
+            run_pipeline(run_dir, cfg, pipeline_stages(demo_queries, demo_serp, qrels, model), until)
     else:
-        run_stages(RunContext(run_dir, cfg, queries, serp, qrels, model), until)
+        run_pipeline(run_dir, cfg, pipeline_stages(queries, serp, qrels, model), until)
     typer.echo(f"done: see {out}/ (manifest.json lists what each stage did)")
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config, run_one
 
 
 @friendly_errors
@@ -31,36 +31,13 @@ def features(
 
       verirank features runs/demo --set ranking.features.relevance=llm
     """
+    from ranking.pipeline import FEATURE_FILES, FeaturesStage
+
     cfg = resolve_config(config, set_)
-    counts = features_stage(run_dir, cfg, qrels)
+    counts = run_one(run_dir, cfg, FeaturesStage(qrels))
     typer.echo(f"features: {counts['pages']} pages of {counts['queries']} queries, {counts['verified']} verified")
-    for path in counts["files"]:
-        typer.echo(f"wrote {path}")
-
-
-def features_stage(run_dir: Path, cfg, qrels: Optional[Path] = None) -> dict:
-    """Compute and write the feature files of a run directory; returns the stage counts."""
-    from ranking.features import attach_labels, build_feature_table, write_feature_files
-    from ranking.metrics import read_qrels
-    from verirank_core.store import RunDir
-
-    labels = read_qrels(qrels) if qrels is not None else None
-    run = RunDir(run_dir)
-    run.start_stage("features", cfg.to_manifest())
-    table = build_feature_table(run_dir, cfg, progress=lambda it, total: progress(it, total, "features", "page"))
-    if labels is not None:
-        table = attach_labels(table, labels)
-    paths = write_feature_files(run_dir, table)
-    counts = {
-        "pages": len(table),
-        "queries": int(table["qid"].nunique()),
-        "verified": int(table["verified"].sum()),
-        "feature_names": list(cfg.ranking.features.names),
-    }
-    if labels is not None:
-        counts["labelled_relevant"] = int((table["label"] > 0).sum())
-    run.finish_stage("features", counts)
-    return {**counts, "files": [str(p) for p in paths.values()]}
+    for name in FEATURE_FILES.values():
+        typer.echo(f"wrote {Path(run_dir) / name}")
 
 
 @friendly_errors
@@ -87,28 +64,14 @@ def rerank(
 
       verirank rerank runs/demo --model runs:/4f2a.../model --set ranking.verified.rule=completed
     """
+    from ranking.pipeline import RerankStage
+
     cfg = resolve_config(config, set_, {"ranking.rerank.order": order})
-    counts = rerank_stage(run_dir, cfg, model)
+    counts = run_one(run_dir, cfg, RerankStage(model))
     typer.echo(f"rerank: {counts['pages']} pages of {counts['queries']} queries, "
                f"{counts['verified']} verified, {counts['moved']} moved")
     typer.echo(f"wrote {Path(run_dir) / 'reranked.jsonl'}")
     typer.echo(f"wrote {Path(run_dir) / 'reranked.trec'}")
-
-
-def rerank_stage(run_dir: Path, cfg, model: str) -> dict:
-    """Rerank a run directory with a saved model or MLflow URI; returns the stage counts."""
-    from ranking.rerank import load_model, rerank_run
-    from verirank_core.store import RunDir
-
-    ranker = load_model(model, tracking_uri=cfg.ranking.tracking_uri)
-    run = RunDir(run_dir)
-    run.start_stage("rerank", cfg.to_manifest())
-    items = rerank_run(run_dir, cfg, ranker)
-    moved = sum(1 for it in items if it.rank != it.original_rank)
-    counts = {"pages": len(items), "queries": len({it.qid for it in items}),
-              "verified": sum(it.verified for it in items), "moved": moved, "model": str(model)}
-    run.finish_stage("rerank", counts)
-    return counts
 
 
 @friendly_errors

@@ -1,0 +1,167 @@
+"""The stage contract and the one runner every pipeline goes through.
+
+A stage is an object with a ``name`` that is called as
+``stage(run, cfg, progress) -> counts``: it reads and writes plain files of the
+run directory ``run``, and returns a JSON-able dict of counts. Whatever else
+it needs (the query file, a saved model, an HTTP session) is given when the
+stage object is made, so every stage has the same call. ``progress`` is a
+tqdm-like factory: ``progress(iterable=None, total=None, desc="", unit="it")``.
+
+:func:`run_stages` runs a list of stages over one run directory. It is the only
+code that writes the stage log of ``manifest.json``: per stage invocation the
+resolved config, the pipeline that ran it, a fingerprint of the settings the
+stage's output depends on, its counts and timings. With ``reuse=True`` (the
+demo, the experiments) a finished stage whose fingerprint is unchanged is
+skipped unless an earlier stage ran again, and a stage whose records are only
+ever appended (``append_only``) refuses to add records made with other
+settings to the folder. With ``reuse=False`` (``verirank run`` and the
+single-stage commands) every stage runs, and each resumes by itself (its
+records are appended, done items skipped).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
+
+from verirank_core.config import RunConfig
+from verirank_core.errors import ConfigError
+from verirank_core.store import RunDir
+
+__all__ = ["Counts", "Progress", "Stage", "StageOutcome", "run_stages", "last_entry", "null_progress", "digest",
+           "describe_outcome"]
+
+Counts = dict[str, Any]
+Progress = Callable[..., Any]
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """What :func:`run_stages` runs (see the module docstring)."""
+
+    #: the name in the stage log (``search``, ``fetch``, ``extract``, ``execute``, ``features``, ``rerank``...)
+    name: str
+    #: True when the stage only appends records: its settings cannot change within one run folder
+    append_only: bool
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        """The settings (JSON-able) this stage's output depends on, besides the stages before it."""
+
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
+        ...
+
+
+@dataclass
+class StageOutcome:
+    #: "ran" or "reused"
+    status: str
+    counts: Counts = field(default_factory=dict)
+    seconds: Optional[float] = None
+    cpu_seconds: Optional[float] = None
+
+
+def digest(*parts: Any) -> Any:
+    """Settings as plain JSON (pydantic models dumped), for a fingerprint."""
+    out = [p.model_dump(mode="json") if hasattr(p, "model_dump") else p for p in parts]
+    return json.loads(json.dumps(out[0] if len(out) == 1 else out, sort_keys=True, default=str))
+
+
+def null_progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", unit: str = "it") -> Any:
+    """A progress factory that shows nothing."""
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit=unit, disable=True)
+
+
+def last_entry(run: RunDir, name: str) -> dict[str, Any]:
+    """The last stage-log entry of ``name`` (empty when the stage never started)."""
+    return next((e for e in reversed(run.read_manifest().get("stages", [])) if e.get("stage") == name), {})
+
+
+def _diff(then: Any, now: Any, prefix: str = "") -> list[str]:
+    if isinstance(then, dict) and isinstance(now, dict):
+        out: list[str] = []
+        for key in sorted(set(then) | set(now)):
+            out += _diff(then.get(key), now.get(key), f"{prefix}.{key}" if prefix else key)
+        return out
+    return [] if then == now else [f"{prefix or 'value'}: {then!r} then, {now!r} now"]
+
+
+def _check_append_only(run: RunDir, stages: Sequence[Stage], prints: dict[str, Any], pipeline: str,
+                       hint: str) -> None:
+    """Refuse settings that differ from the records an append-only stage already wrote."""
+    for stage in stages:
+        done = last_entry(run, stage.name)
+        if stage.append_only and "fingerprint" in done and done["fingerprint"] != prints[stage.name]:
+            detail = "; ".join(_diff(done["fingerprint"], prints[stage.name])[:5])
+            raise ConfigError(f"{run.path} holds a {pipeline} of other {stage.name} settings ({detail}); "
+                              f"its records cannot be mixed with new ones: {hint}")
+
+
+def run_stages(
+    run: RunDir,
+    cfg: RunConfig,
+    stages: Sequence[Stage],
+    *,
+    pipeline: str = "run",
+    progress: Optional[Progress] = None,
+    echo: Callable[[str], None] = print,
+    until: Optional[str] = None,
+    reuse: bool = False,
+    hint: str = "give another --out",
+    before_stage: Optional[Callable[[Stage], None]] = None,
+    describe: Optional[Callable[[str, StageOutcome], str]] = None,
+) -> dict[str, StageOutcome]:
+    """Run ``stages`` in order over ``run`` (up to and including ``until``); returns each stage's outcome.
+
+    ``echo`` is told one line per stage, made by ``describe(name, outcome)``;
+    ``before_stage(stage)`` is called before a stage runs (e.g. to log which code ran it).
+    """
+    describe = describe or describe_outcome
+    names = [s.name for s in stages]
+    if until is not None and until not in names:
+        raise ConfigError(f"unknown stage {until!r} for --until (valid: {', '.join(names)})")
+    run.ensure()
+    progress = progress or null_progress
+    prints = {s.name: s.fingerprint(cfg) for s in stages}
+    if reuse:
+        _check_append_only(run, stages, prints, pipeline, hint)
+
+    out: dict[str, StageOutcome] = {}
+    ran_before = False
+    for stage in stages:
+        previous = last_entry(run, stage.name)
+        if (reuse and not ran_before and "finished" in previous
+                and previous.get("fingerprint") == prints[stage.name]):
+            out[stage.name] = StageOutcome("reused", previous.get("counts", {}))
+            echo(describe(stage.name, out[stage.name]))
+        else:
+            ran_before = True
+            if before_stage is not None:
+                before_stage(stage)
+            run.start_stage(stage.name, cfg.to_manifest(), pipeline=pipeline, fingerprint=prints[stage.name])
+            wall, cpu = time.perf_counter(), time.process_time()
+            counts = stage(run, cfg, progress)
+            outcome = StageOutcome("ran", counts, round(time.perf_counter() - wall, 2),
+                                   round(time.process_time() - cpu, 2))
+            run.finish_stage(stage.name, counts, seconds=outcome.seconds, cpu_seconds=outcome.cpu_seconds)
+            out[stage.name] = outcome
+            echo(describe(stage.name, outcome))
+        if stage.name == until:
+            break
+    return out
+
+
+def describe_outcome(name: str, outcome: StageOutcome) -> str:
+    """``extract: pages=20, ok=14 (3.1s)`` or ``extract: reused (pages=20, ok=14)``."""
+    if outcome.status == "reused":
+        return f"{name}: reused ({_short(outcome.counts)})"
+    return f"{name}: {_short(outcome.counts)} ({outcome.seconds or 0:.1f}s)"
+
+
+def _short(counts: Counts) -> str:
+    shown = [f"{k}={v}" for k, v in counts.items()
+             if (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 24)]
+    return ", ".join(shown[:8]) or "done"
