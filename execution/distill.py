@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from execution.uicontext import Bounds, UINode
+from execution.uitree import Bounds, UINode
 
 __all__ = ["Control", "control_from_json", "distill_controls", "humanise_id", "ROLES"]
 

@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
-from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -58,7 +57,6 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "F17-F18 positions": ("F17", "F18"),
 }
 EXPERIMENT_NAME = "verirank-experiments"
-_FINGERPRINT_FILE = "experiment-config.json"
 #: which code made each stage of a run (git sha + uncommitted files when the stage started)
 _CODE_FILE = "experiment-code.json"
 
@@ -225,31 +223,6 @@ def _fingerprint(config: RunConfig) -> dict[str, Any]:
     }
 
 
-def _check_fingerprint(folder: Path, config: RunConfig, bench: Path) -> None:
-    """Refuse to resume a folder made with other settings (mixed outputs would be silently wrong).
-
-    Settings added to the config after the folder was made are not compared
-    (their defaults are assumed to keep the old behaviour).
-    """
-    from verirank_core.store import atomic_write_json, read_json
-
-    summary = read_json(bench / "howtobench.json")
-    current = json.loads(json.dumps({
-        "fingerprint": _fingerprint(config),
-        "bench": {k: summary.get(k) for k in ("name", "seed", "small", "queries", "pages")},
-    }))
-    path = folder / _FINGERPRINT_FILE
-    if path.exists():
-        diff = _diff(read_json(path), current)
-        if diff:
-            raise ConfigError(
-                f"{folder} was made with other settings or another benchmark ({'; '.join(diff[:5])}); "
-                "use another --out, or delete the folder to start over")
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, current)
-
-
 def _diff(then: Any, now: Any, prefix: str = "") -> list[str]:
     """Differences between two settings trees, on the keys both have."""
     if isinstance(then, dict) and isinstance(now, dict):
@@ -260,113 +233,88 @@ def _diff(then: Any, now: Any, prefix: str = "") -> list[str]:
     return [] if then == now else [f"{prefix}: {then!r} then, {now!r} now"]
 
 
-def _finished(run: Any, stage: str, after: Optional[str] = None) -> bool:
-    """True when the last ``stage`` entry of the manifest finished (and came after ``after``'s)."""
-    stages = run.read_manifest().get("stages", [])
-    last = max((i for i, e in enumerate(stages) if e.get("stage") == stage), default=None)
-    if last is None or "finished" not in stages[last]:
-        return False
-    if after is not None:
-        other = max((i for i, e in enumerate(stages) if e.get("stage") == after), default=-1)
-        return last > other
-    return True
+class _CopiedStage:
+    """``search`` or ``fetch`` done by copying another run's output of the same benchmark.
 
-
-def _fetch_from_bench(run: Any, config: RunConfig) -> dict[str, int]:
-    """Stage 1 fetch with the real fetcher, every page served by the benchmark's page cache.
-
-    The benchmark's hosts are fictional (``*.example``): the SSRF guard would
-    refuse them at name resolution, before the cache is consulted. They are
-    exempted here by exact host:port; a page missing from the cache still
-    fails (connection error), it is never invented.
+    A variant of stage 1 (Table 7's run without grounding) then does not search
+    and fetch again: it starts from the very same pages.
     """
-    from extraction.fetch import Fetcher
-    from extraction.pagecache import PageCache
-    from verirank_core.extraction_records import Page, SearchResult
-    from extraction.urlguard import UrlGuard
-    from verirank_core.store import JsonlAppender, read_jsonl
 
-    results = read_jsonl(run / "serp.jsonl", SearchResult)
-    hosts = set()
-    for r in results:
-        parts = urlsplit(r.url)
-        hosts.add(f"{(parts.hostname or '').lower()}:{parts.port or (443 if parts.scheme == 'https' else 80)}")
-    fcfg = config.extraction.fetch
-    run.start_stage("fetch", config.to_manifest())
-    fetcher = Fetcher(fcfg, PageCache.for_run(run.path, fcfg.cache_dir),
-                      guard=UrlGuard(allow_private_hosts=fcfg.allow_private_hosts, exempt_hosts=frozenset(hosts)))
-    with JsonlAppender(run / "pages.jsonl", Page) as appender:
-        counts = fetcher.fetch_all(results, appender)
-    run.finish_stage("fetch", counts)
-    return counts
+    append_only = True
+
+    def __init__(self, name: str, source: Path, files: tuple[str, ...]):
+        self.name, self.source, self.files = name, Path(source), files
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        return {"copied_from": self.source.name}
+
+    def __call__(self, run: Any, cfg: RunConfig, progress: Any) -> dict[str, Any]:
+        import shutil
+
+        for name in self.files:
+            shutil.copyfile(self.source / name, run / name)
+        return {"copied_from": str(self.source)}
 
 
-def _bar(total: int, desc: str) -> Any:
-    from verirank.commands._common import progress
+def _bench_identity(bench: Path) -> dict[str, Any]:
+    """What tells one benchmark build from another (part of the search stage's fingerprint)."""
+    from verirank_core.store import read_json
 
-    return progress(total=total, desc=desc, unit="page")
+    summary = read_json(bench / "howtobench.json")
+    return {k: summary.get(k) for k in ("name", "seed", "small", "queries", "pages")}
+
+
+def pipeline_stages(bench: Path, until: str = "features", copy_pages_from: Optional[Path] = None) -> list[Any]:
+    """The pipeline's stages over the benchmark: search -> fetch -> extract [-> execute -> features].
+
+    Fetch is the pipeline's fetcher with the benchmark's (fictional) hosts exempt
+    from the resolver check; every page is served by the benchmark's page cache
+    (``pipeline_config`` points ``extraction.fetch.cache_dir`` at it), and a page
+    missing from the cache still fails, it is never invented. Features carry no
+    labels: the experiments join them when they evaluate.
+    """
+    from execution.runner import ExecuteStage
+    from extraction.pipeline import ExtractStage, FetchStage, SearchStage
+    from ranking.pipeline import FeaturesStage
+
+    if until not in ("extract", "features"):
+        raise ConfigError(f"until must be 'extract' or 'features', got {until!r}")
+    if copy_pages_from is not None:
+        stages: list[Any] = [_CopiedStage("search", copy_pages_from, ("queries.jsonl", "serp.jsonl")),
+                             _CopiedStage("fetch", copy_pages_from, ("pages.jsonl",))]
+    else:
+        stages = [SearchStage(bench / "queries.jsonl", bench / "serp.jsonl", inputs=_bench_identity(bench)),
+                  FetchStage(exempt_result_hosts=True)]
+    stages.append(ExtractStage())
+    if until == "features":
+        stages += [ExecuteStage(), FeaturesStage()]
+    return stages
 
 
 def run_pipeline(bench: Path, run_dir: Path, config: RunConfig, until: str = "features",
                  copy_pages_from: Optional[Path] = None) -> dict[str, Any]:
     """search -> fetch -> extract [-> execute -> features] over the benchmark into ``run_dir``.
 
-    Every stage resumes: a stage that finished after the stage before it is
-    skipped, a stage cut short continues where it stopped (its appender skips
-    the pages already written). ``config`` comes from :func:`pipeline_config`.
-    ``copy_pages_from`` reuses another run's search and fetch output (same
-    benchmark), so a variant of stage 1 does not fetch again.
-    Returns the counts of the stages that ran.
+    The stages (:func:`pipeline_stages`) go through the pipeline's runner with
+    ``reuse``: a finished stage with the same settings is skipped, a stage cut
+    short continues where it stopped (its appender skips the pages already
+    written), and a folder made with other settings or another benchmark is
+    refused. ``config`` comes from :func:`pipeline_config`. Returns the counts
+    of the stages that ran.
     """
-    import shutil
-
-    from extraction.pipeline import extract_stage, search_stage
+    from verirank_core.stages import run_stages
     from verirank_core.store import RunDir
 
-    if until not in ("extract", "features"):
-        raise ConfigError(f"until must be 'extract' or 'features', got {until!r}")
     run = RunDir(run_dir).ensure()
-    _check_fingerprint(run.path, config, bench)
-    counts: dict[str, Any] = {}
 
-    if copy_pages_from is not None and not (run / "pages.jsonl").exists():
-        for name in ("queries.jsonl", "serp.jsonl", "pages.jsonl"):
-            shutil.copyfile(Path(copy_pages_from) / name, run / name)
-        run.start_stage("search", config.to_manifest())
-        run.finish_stage("search", {"copied_from": str(copy_pages_from)})
-        run.start_stage("fetch", config.to_manifest())
-        run.finish_stage("fetch", {"copied_from": str(copy_pages_from)})
-    if not _finished(run, "search"):
-        _record_code(run.path, "search")
-        counts["search"] = search_stage(run, config, bench / "queries.jsonl", bench / "serp.jsonl")
-    if not _finished(run, "fetch", after="search"):
-        _record_code(run.path, "fetch")
-        counts["fetch"] = _fetch_from_bench(run, config)
-    if not _finished(run, "extract", after="fetch"):
-        n = sum(1 for line in (run / "pages.jsonl").open("rb") if line.strip())
-        log(f"extract: {n} pages -> {run.path}/extraction.jsonl")
-        _record_code(run.path, "extract")
-        with contextlib.closing(_bar(n, "extract")) as bar:
-            counts["extract"] = extract_stage(run, config, bar.update)
-    if until == "extract":
-        return counts
-    if not _finished(run, "execute", after="extract"):
-        from execution.runner import execute_run
+    def before(stage: Any) -> None:
+        log(f"{stage.name} -> {run.path}")
+        _record_code(run.path, stage.name)
 
-        log(f"execute on {len(config.execution.devices)} simulator(s)")
-        _record_code(run.path, "execute")
-        counts["execute"] = execute_run(run.path, config, progress=_progress_factory())
-    if not _finished(run, "features", after="execute") or not (run / "features.parquet").exists():
-        from ranking.features import build_feature_table, write_feature_files
-
-        log("features F1-F18")
-        _record_code(run.path, "features")
-        run.start_stage("features", config.to_manifest())
-        table = build_feature_table(run.path, config)
-        write_feature_files(run.path, table)
-        counts["features"] = {"pages": len(table), "verified": int(table["verified"].sum())}
-        run.finish_stage("features", counts["features"])
-    return counts
+    outcomes = run_stages(run, config, pipeline_stages(bench, until, copy_pages_from), pipeline="experiment",
+                          progress=_progress_factory(), echo=lambda line: None, reuse=True,
+                          hint="use another --out, or delete the folder to start over", before_stage=before)
+    return {name: o.counts for name, o in outcomes.items() if o.status == "ran"}
 
 
 def code_state() -> str:

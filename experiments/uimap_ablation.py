@@ -125,70 +125,93 @@ def arm_config(config: RunConfig, use_map: bool) -> RunConfig:
     return cfg
 
 
+class _GoalExecuteStage:
+    """``execute`` on one simulator per world, recording whether each page's goal was reached.
+
+    The pipeline's execute stage swapped for one that also writes the labels
+    (``outcomes.jsonl``); the goal is read after the episode, never by the agent
+    or the judge.
+    """
+
+    name = "execute"
+    append_only = True
+
+    def __init__(self, goals: dict[str, tuple[str, str]]):
+        self.goals = goals
+
+    def fingerprint(self, cfg: RunConfig) -> Any:
+        from execution.runner import ExecuteStage
+
+        return ExecuteStage().fingerprint(cfg)
+
+    def __call__(self, run: Any, config: RunConfig, progress: Any) -> dict[str, Any]:
+        from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
+        from execution.runner import build_parts, plan_jobs, run_job
+        from phonesim.device import SimDevice
+        from verirank_core.extraction_records import Extraction, Query
+        from verirank_core.store import JsonlAppender, read_jsonl
+        from verirank_core.errors import DeviceError
+        from verirank_core.records import Record
+
+        goals, arm_dir = self.goals, run.path
+        extractions = read_jsonl(run / "extraction.jsonl", Extraction)
+        queries = {q.qid: q for q in read_jsonl(run / "queries.jsonl", Query)}
+        jobs, skipped = plan_jobs(extractions, queries)
+        parts = build_parts(config)
+        devices: dict[str, Any] = {}
+
+        class Outcome(Record):
+            key_fields = ("qid", "url")
+            qid: str
+            url: str
+            goal_reached: bool
+
+        with JsonlAppender(run / "execution.jsonl", ExecutionResult) as results, \
+                JsonlAppender(run / "outcomes.jsonl", Outcome) as outcomes:
+            for result in skipped:
+                results.append(result)
+            todo = [j for j in jobs if not results.done(j.key)]
+            log(f"{arm_dir.name}: {len(todo)} pages to execute ({len(jobs) - len(todo)} done before)")
+            for i, job in enumerate(todo, 1):
+                world, goal = goals[job.qid]
+                if world not in devices:
+                    devices[world] = SimDevice.open(world)
+                device = devices[world]
+                job.attempts = 1
+                try:
+                    result = run_job(job, device, parts, run.path, config)
+                except DeviceError as exc:
+                    # e.g. the page launches an app the world does not have: the simulator refuses it as a
+                    # device failure; the pool would retry elsewhere and give up, so record that at once
+                    devices.pop(world).close()
+                    outcomes.append(Outcome(qid=job.qid, url=job.url, goal_reached=False))
+                    results.append(ExecutionResult(qid=job.qid, url=job.url, rank=job.rank,
+                                                   status=ExecutionStatus.DEVICE_FAILED, reason=str(exc)[-500:],
+                                                   stop_reason=StopReason.DEVICE_ERROR, attempts=1))
+                    continue
+                # the label: read after the episode, never by the agent or the judge
+                outcomes.append(Outcome(qid=job.qid, url=job.url,
+                                        goal_reached=device.simulator.goal_satisfied(goal)))
+                results.append(result)
+                if i % 25 == 0:
+                    log(f"{arm_dir.name}: {i}/{len(todo)}")
+        for device in devices.values():
+            device.close()
+        return {"pages": len(extractions)}
+
+
 def run_arm(stage1: Path, arm_dir: Path, config: RunConfig, goals: dict[str, tuple[str, str]]) -> Path:
     """Execute every page of ``stage1`` into ``arm_dir`` (resumable), recording goal outcomes; then features."""
-    from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
-    from execution.runner import build_parts, plan_jobs, run_job
-    from phonesim.device import SimDevice
-    from verirank_core.extraction_records import Extraction, Query
-    from ranking.features import build_feature_table, write_feature_files
-    from verirank_core.store import JsonlAppender, RunDir, read_jsonl
-    from verirank_core.errors import DeviceError
-    from verirank_core.records import Record
+    from ranking.pipeline import FeaturesStage
+    from verirank_core.stages import run_stages
+    from verirank_core.store import RunDir
 
     run = RunDir(arm_dir).ensure()
     for name in ("queries.jsonl", "serp.jsonl", "pages.jsonl", "extraction.jsonl"):
         if not (run / name).exists():
             shutil.copyfile(stage1 / name, run / name)
-    extractions = read_jsonl(run / "extraction.jsonl", Extraction)
-    queries = {q.qid: q for q in read_jsonl(run / "queries.jsonl", Query)}
-    jobs, skipped = plan_jobs(extractions, queries)
-    parts = build_parts(config)
-    devices: dict[str, Any] = {}
-
-    class Outcome(Record):
-        key_fields = ("qid", "url")
-        qid: str
-        url: str
-        goal_reached: bool
-
-    run.start_stage("execute", config.to_manifest())
-    with JsonlAppender(run / "execution.jsonl", ExecutionResult) as results, \
-            JsonlAppender(run / "outcomes.jsonl", Outcome) as outcomes:
-        for result in skipped:
-            results.append(result)
-        todo = [j for j in jobs if not results.done(j.key)]
-        log(f"{arm_dir.name}: {len(todo)} pages to execute ({len(jobs) - len(todo)} done before)")
-        for i, job in enumerate(todo, 1):
-            world, goal = goals[job.qid]
-            if world not in devices:
-                devices[world] = SimDevice.open(world)
-            device = devices[world]
-            job.attempts = 1
-            try:
-                result = run_job(job, device, parts, run.path, config)
-            except DeviceError as exc:
-                # e.g. the page launches an app the world does not have: the simulator refuses it as a
-                # device failure; the pool would retry elsewhere and give up, so record that at once
-                devices.pop(world).close()
-                outcomes.append(Outcome(qid=job.qid, url=job.url, goal_reached=False))
-                results.append(ExecutionResult(qid=job.qid, url=job.url, rank=job.rank,
-                                               status=ExecutionStatus.DEVICE_FAILED, reason=str(exc)[-500:],
-                                               stop_reason=StopReason.DEVICE_ERROR, attempts=1))
-                continue
-            # the label: read after the episode, never by the agent or the judge
-            outcomes.append(Outcome(qid=job.qid, url=job.url, goal_reached=device.simulator.goal_satisfied(goal)))
-            results.append(result)
-            if i % 25 == 0:
-                log(f"{arm_dir.name}: {i}/{len(todo)}")
-    for device in devices.values():
-        device.close()
-    run.finish_stage("execute", {"pages": len(extractions)})
-    if not (run / "features.parquet").exists():
-        run.start_stage("features", config.to_manifest())
-        table = build_feature_table(run.path, config)
-        write_feature_files(run.path, table)
-        run.finish_stage("features", {"pages": len(table)})
+    run_stages(run, config, [_GoalExecuteStage(goals), FeaturesStage()], pipeline="experiment",
+               echo=lambda line: None, reuse=True, hint="use another --out, or delete the folder to start over")
     return run.path
 
 

@@ -5,13 +5,14 @@ simulator of the query's world makes the goal predicate true, and the goal was
 false at the start. Replays are cached per (world, goal, sequence): many pages
 share a sequence.
 
-qrels file format (TREC): one line per judged page, ``qid 0 url grade``.
+qrels file format (TREC): one line per judged page, ``qid 0 url grade``; read it back with
+:func:`ranking.metrics.read_qrels`, the one qrels reader.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from phonesim.world import World
 from howtobench.replay import ReplayResult, replay
@@ -19,7 +20,7 @@ from howtobench.tasks import Step
 from verirank_core.errors import SchemaError
 from verirank_core.store import atomic_write_text
 
-__all__ = ["ReplayCache", "format_qrels", "write_qrels", "read_qrels"]
+__all__ = ["ReplayCache", "format_qrels", "write_qrels"]
 
 
 class ReplayCache:
@@ -49,25 +50,3 @@ def format_qrels(rows: Iterable[tuple[str, str, int]]) -> str:
 
 def write_qrels(path: Path, rows: Iterable[tuple[str, str, int]]) -> None:
     atomic_write_text(Path(path), format_qrels(rows))
-
-
-def read_qrels(path: Path | str) -> dict[str, dict[str, int]]:
-    """``{qid: {url: grade}}``; a malformed line is a SchemaError naming it."""
-    path = Path(path)
-    out: dict[str, dict[str, int]] = {}
-    for lineno, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split()
-        if len(parts) != 4:
-            raise SchemaError(f"{path}:{lineno}: a qrels line is 'qid 0 docid grade', got {line!r}")
-        try:
-            grade = int(parts[3])
-        except ValueError:
-            raise SchemaError(f"{path}:{lineno}: grade {parts[3]!r} is not an integer") from None
-        out.setdefault(parts[0], {})[parts[2]] = grade
-    return out
-
-
-def qrels_from_mapping(qrels: Mapping[str, Mapping[str, int]]) -> list[tuple[str, str, int]]:
-    return [(q, u, g) for q in sorted(qrels) for u, g in sorted(qrels[q].items())]

@@ -45,20 +45,6 @@ def serp_records(ranked: Sequence[PagePlan]) -> list[SearchResult]:
             for i, p in enumerate(ranked, start=1)]
 
 
-def _average_ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
 def rank_relevance_correlation(serp: Iterable[SearchResult], qrels: Mapping[str, Mapping[str, int]]) -> dict:
     """How much the original order knows about relevance.
 

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import io
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
 from phonesim.layout import Metrics, UINode, Window
 
-if TYPE_CHECKING:
-    from phonesim.simulator import Simulator
+
+class _Screen(Protocol):
+    """What drawing needs of a simulator (the simulator imports this module, not the reverse)."""
+
+    world: Any
+    metrics: Metrics
+
+    def windows(self) -> list[Window]: ...
 
 __all__ = ["render_png", "render_image"]
 
@@ -367,7 +373,7 @@ def render_image(windows: list[Window], metrics: Metrics, accent: str = "#1a73e8
     return img
 
 
-def render_png(sim: "Simulator", compress_level: int = 1) -> bytes:
+def render_png(sim: _Screen, compress_level: int = 1) -> bytes:
     """The simulator's current screen as PNG bytes."""
     style = sim.world.style
     img = render_image(sim.windows(), sim.metrics, style.accent, style.dark, sim.world.device.navigation)

@@ -55,13 +55,7 @@ _COMMAND_MODULES = (
 )
 
 for _name in _COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(_name)
-    except ModuleNotFoundError as _exc:  # a stage not built yet
-        if _exc.name != _name:
-            raise
-        continue
-    _module.register(app)
+    importlib.import_module(_name).register(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

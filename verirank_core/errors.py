@@ -11,8 +11,7 @@
     │   └── LLMOutputError     output did not validate after the bounded retries
     ├── ExecutionError         stage 2
     │   ├── DeviceError        a device disconnected or a command failed
-    │   ├── WorldError         a simulator world file is invalid
-    │   └── SafetyBlocked      an action was refused by the safety policy
+    │   └── WorldError         a simulator world file is invalid
     └── RankingError           stage 3
         └── NotFittedError     predict() before fit()
 
@@ -36,7 +35,6 @@ __all__ = [
     "ExecutionError",
     "DeviceError",
     "WorldError",
-    "SafetyBlocked",
     "RankingError",
     "NotFittedError",
 ]
@@ -93,10 +91,6 @@ class DeviceError(ExecutionError):
 
 class WorldError(ExecutionError):
     """A simulator world description is invalid."""
-
-
-class SafetyBlocked(ExecutionError):
-    """An action was refused by the safety policy."""
 
 
 class RankingError(VerirankError):

@@ -11,7 +11,7 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# --- agent settings (AGENT engineer) ---------------------------------------------
+# --- agent settings ---------------------------------------------------------------
 
 class HeuristicPredictorConfig(_Section):
     #: minimum match score (0-1) between a step's target and a control label

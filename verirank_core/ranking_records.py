@@ -3,11 +3,10 @@
 =====================  =====================  ==========
 file                   record                 key
 =====================  =====================  ==========
-``features.parquet``   :class:`FeatureRow`    (qid, url)
 ``reranked.jsonl``     :class:`RankedItem`    (qid, url)
 =====================  =====================  ==========
 
-``features.parquet`` has one column per feature (``F1`` ... ``F18`` plus any
+``features.parquet`` is a table, not records: it has one column per feature (``F1`` ... ``F18`` plus any
 extra features) beside qid, url, rank, title and verified. The same rows are
 written as svmlight (``features.svmlight`` + ``features.qids.tsv``) for LTR tools.
 """
@@ -19,18 +18,6 @@ from typing import ClassVar, Optional
 from pydantic import Field
 
 from verirank_core.records import Record
-
-
-class FeatureRow(Record):
-    key_fields: ClassVar[tuple[str, ...]] = ("qid", "url")
-
-    qid: str
-    url: str
-    rank: int = Field(ge=1)
-    title: str = ""
-    verified: bool = False
-    #: feature name -> value in [0, 1]
-    features: dict[str, float]
 
 
 class RankedItem(Record):

@@ -37,7 +37,8 @@ from typing import Any, Optional
 from execution.distill import Control
 from execution.predict.match import lexical_score, normalise
 from execution.uicontext import UIContext
-from phonesim.worlds.uimap import Hop, UIMap, build_ui_map
+from phonesim.worlds.sources import build_ui_map
+from phonesim.worlds.uimap import Hop, UIMap
 
 __all__ = ["MapMove", "MapNavigator", "load_ui_map", "ui_map_for_device", "EXPAND_LABEL"]
 

@@ -28,10 +28,6 @@ SHELL_UID = 2000
 SDCARD_GID = 9997
 
 
-class _SyncFailed(Exception):
-    pass
-
-
 def serve_sync(stream: Stream, fs: VirtualFS) -> None:
     """Answer sync requests until QUIT or the host closes the stream."""
     while True:

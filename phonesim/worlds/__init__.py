@@ -13,6 +13,7 @@
 See ``docs/real-worlds.md``.
 """
 
-from phonesim.worlds.uimap import Hop, MapElement, MapScreen, UIMap, Unresolved, build_ui_map
+from phonesim.worlds.sources import build_ui_map
+from phonesim.worlds.uimap import Hop, MapElement, MapScreen, UIMap, Unresolved
 
 __all__ = ["Hop", "MapElement", "MapScreen", "UIMap", "Unresolved", "build_ui_map"]

@@ -4,7 +4,7 @@ The map is the static knowledge an agent can plan with (UICompass-style):
 "from the screen I am on, what is the shortest route to a screen that shows
 *Dark mode*?" It is built either from a decoded APK
 (:func:`phonesim.worlds.apk_map.parse_apk`) or from any simulator world
-(:func:`map_from_world`); :func:`build_ui_map` picks the right one.
+(:func:`map_from_world`); :func:`phonesim.worlds.sources.build_ui_map` picks the right one.
 
 A map never contains goals: it describes what a user can see and tap, so
 agents may read it.
@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
 
-__all__ = ["MapElement", "MapScreen", "Unresolved", "Hop", "UIMap", "build_ui_map", "map_from_world",
+__all__ = ["MapElement", "MapScreen", "Unresolved", "Hop", "UIMap", "map_from_world",
            "normalise_label"]
 
 
@@ -277,17 +277,3 @@ def _walk(nodes: Iterable[Any]) -> Iterable[Any]:
     for node in nodes:
         yield node
         yield from _walk(node.children)
-
-
-def build_ui_map(source: Union[str, Path, Any]) -> UIMap:
-    """A UI map from a decoded APK folder, a world file or bundled world name, or a loaded World."""
-    from phonesim.world import World, load_world
-
-    if isinstance(source, World):
-        return map_from_world(source)
-    path = Path(source)
-    if path.is_dir():
-        from phonesim.worlds.apk_map import parse_apk
-
-        return parse_apk(path)
-    return map_from_world(load_world(source))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from execution.distill import distill_controls, humanise_id
-from execution.uicontext import UIContext, parse_hierarchy
+from execution.uicontext import UIContext
+from execution.uitree import parse_hierarchy
 
 
 def _ctx(shared_dir, name: str) -> UIContext:

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from execution.uicontext import UIContext, parse_bounds, parse_hierarchy
+from execution.uicontext import UIContext
+from execution.uitree import parse_bounds, parse_hierarchy
 from verirank_core.errors import DeviceError
 
 

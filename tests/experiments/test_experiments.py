@@ -134,7 +134,7 @@ def test_rerunning_reuses_the_run_and_refuses_other_settings(t5, work, capsys):
     before = (work["out"] / "run" / "extraction.jsonl").read_bytes()
     code = table6.main(work["args"] + ["--set", "execution.max_steps=5"])
     assert code == 2
-    assert "other settings" in capsys.readouterr().err
+    assert "other execute settings" in capsys.readouterr().err
     assert (work["out"] / "run" / "extraction.jsonl").read_bytes() == before
 
 

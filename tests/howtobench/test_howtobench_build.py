@@ -15,7 +15,8 @@ from phonesim.world import load_world
 from verirank_core.extraction_records import Page, Query, SearchResult
 from howtobench.build import SMALL_DIR, build_benchmark, check_task, query_id, select_queries
 from howtobench.pages import STYLES, VARIANTS, plan_pages
-from howtobench.qrels import ReplayCache, read_qrels
+from howtobench.qrels import ReplayCache
+from ranking.metrics import read_qrels
 from howtobench.replay import replay
 from howtobench.serp import rank_pages, rank_relevance_correlation, serp_records
 from howtobench.site import SiteServer, site_path

@@ -12,7 +12,7 @@ from extraction.pagecache import PageCache
 from verirank_core.extraction_records import Page, Query, SearchResult
 from howtobench.importers.magicwand import from_magicwand, import_magicwand, load_magicwand, to_magicwand
 from howtobench.importers.weweb import import_weweb
-from howtobench.qrels import read_qrels
+from ranking.metrics import read_qrels
 from verirank_core.errors import SchemaError
 from verirank_core.store import read_jsonl
 

@@ -18,7 +18,7 @@ from howtobench.pretrain import (
     plan_candidates,
     sequences_of_test_split,
 )
-from howtobench.qrels import read_qrels
+from ranking.metrics import read_qrels
 from howtobench.tasks import load_tasks
 from verirank_core.config import load_config
 from verirank_core.errors import SchemaError
