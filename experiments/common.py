@@ -349,7 +349,7 @@ def pipeline_code(run_dir: Path) -> dict[str, list[str]]:
 def _progress_factory() -> Callable[..., Any]:
     from verirank.commands._common import progress
 
-    return lambda total=None, desc="", unit="it": progress(total=total, desc=desc, unit=unit)
+    return lambda iterable=None, total=None, desc="", unit="it": progress(iterable, total=total, desc=desc, unit=unit)
 
 
 def load_feature_table(run_dir: Path, qrels: Mapping[str, Mapping[str, int]]) -> Any:

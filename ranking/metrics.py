@@ -3,7 +3,10 @@
 A *run* maps ``qid -> {doc: score}``; *qrels* map ``qid -> {doc: grade}``
 with integer relevance grades (0 = not relevant).
 
-Conventions (chosen to equal ``ir_measures``/``trec_eval`` exactly):
+Per-query values are computed by ``ir_measures`` (``RR``, ``P@k``,
+``nDCG@k``); this module is a thin wrapper that names the metrics, scores
+every judged query (also those missing from the run) and keeps the paper's
+"all queries" mean. Conventions (those of ``ir_measures``/``trec_eval``):
 
 * Ranking: score descending; ties broken by doc id **descending** (plain
   string order), as trec_eval does.
@@ -67,32 +70,52 @@ def _parse_metric(name: str) -> tuple[str, int | None]:
     return kind, k
 
 
-def _gain(grade: float, gain: str) -> float:
-    grade = max(float(grade), 0.0)
-    return grade if gain == "linear" else 2.0 ** grade - 1.0
+def _measure(name: str, gain: str, grades: Iterable[int] = ()) -> "object":
+    """The ``ir_measures`` measure of one of our metric names."""
+    import ir_measures
+
+    if gain not in ("linear", "exp"):
+        raise ConfigError(f"gain must be 'linear' or 'exp', got {gain!r}")
+    kind, k = _parse_metric(name)
+    if kind == "MRR":
+        return ir_measures.RR if k is None else ir_measures.RR @ k
+    if kind == "P":
+        return ir_measures.P @ k
+    if gain == "linear":
+        return ir_measures.nDCG @ k
+    return ir_measures.nDCG(cutoff=k, gains={g: 2 ** g - 1 for g in sorted(set(grades) | {0})})
+
+
+def _per_query(run: Run, qrels: Qrels, metrics: Sequence[str], gain: str) -> dict[str, dict[str, float]]:
+    """Every metric for every query of ``qrels`` (0 where the run has nothing)."""
+    import ir_measures
+
+    # negative grades count as 0 (not relevant, no gain)
+    judged = {q: {d: max(int(g), 0) for d, g in docs.items()} for q, docs in qrels.items() if docs}
+    grades = {g for docs in judged.values() for g in docs.values()}
+    measures = {name: _measure(name, gain, grades) for name in metrics}
+    out = {q: {name: 0.0 for name in metrics} for q in qrels}
+    # ties are broken here (trec_eval's rule, :func:`rank_docs`): providers of ir_measures differ on them
+    scored = {q: {d: float(len(docs) - i) for i, d in enumerate(rank_docs(docs))}
+              for q, docs in run.items() if q in judged and docs}
+    if not scored:
+        return out
+    names_of: dict[str, list[str]] = {}
+    for name, measure in measures.items():
+        names_of.setdefault(str(measure), []).append(name)
+    unique = list({str(m): m for m in measures.values()}.values())
+    for value in ir_measures.iter_calc(unique, judged, scored):
+        for name in names_of.get(str(value.measure), []):
+            out[value.query_id][name] = float(value.value)
+    return out
 
 
 def query_metric(
     name: str, ranking: Sequence[str], judgments: Mapping[str, int], gain: str = "linear"
 ) -> float:
-    """One metric for one query, given its ranked doc ids and its judgments."""
-    if gain not in ("linear", "exp"):
-        raise ConfigError(f"gain must be 'linear' or 'exp', got {gain!r}")
-    kind, k = _parse_metric(name)
-    if kind == "MRR":
-        top = ranking if k is None else ranking[:k]
-        for position, doc in enumerate(top, start=1):
-            if judgments.get(doc, 0) > 0:
-                return 1.0 / position
-        return 0.0
-    assert k is not None
-    if kind == "P":
-        return sum(1 for doc in ranking[:k] if judgments.get(doc, 0) > 0) / k
-    # NDCG@k
-    dcg = sum(_gain(judgments.get(doc, 0), gain) / math.log2(i + 2) for i, doc in enumerate(ranking[:k]))
-    ideal = sorted((_gain(g, gain) for g in judgments.values()), reverse=True)[:k]
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg > 0 else 0.0
+    """One metric for one query, given its ranked doc ids (best first) and its judgments."""
+    run = {"q": {doc: float(len(ranking) - i) for i, doc in enumerate(ranking)}}  # keeps the given order
+    return _per_query(run, {"q": dict(judgments)}, [name], gain)["q"][name]
 
 
 @dataclass
@@ -149,15 +172,10 @@ def evaluate(
     """Score ``run`` against ``qrels`` on every judged query (see module docstring)."""
     metrics = tuple(metrics)
     for name in metrics:
-        _parse_metric(name)
-    per_query: dict[str, dict[str, float]] = {}
-    answerable = []
-    for qid in sorted(qrels):
-        judgments = qrels[qid]
-        ranking = rank_docs(run.get(qid, {}))
-        per_query[qid] = {m: query_metric(m, ranking, judgments, gain) for m in metrics}
-        if any(g > 0 for g in judgments.values()):
-            answerable.append(qid)
+        _measure(name, gain)
+    values = _per_query(run, qrels, metrics, gain)
+    per_query = {qid: values[qid] for qid in sorted(qrels)}
+    answerable = [qid for qid in sorted(qrels) if any(g > 0 for g in qrels[qid].values())]
     skipped = sorted(q for q in run if q not in qrels)
     return EvalResult(metrics=metrics, per_query=per_query, answerable=answerable, skipped=skipped)
 
