@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from verirank_core.device import Device
 from verirank_core.errors import DeviceError
+from verirank_core.registry import Registry
 
 
 def _open_sim(target: str, **options: object) -> Device:
@@ -23,7 +24,7 @@ def _open_adb(target: str, **options: object) -> Device:
 
 
 #: device kind -> opener; ``open_device`` picks one by the part of the spec before ``:``
-DEVICE_KINDS = {"sim": _open_sim, "adb": _open_adb}
+DEVICE_KINDS: Registry = Registry("device kind", {"sim": _open_sim, "adb": _open_adb})
 
 
 def open_device(spec: str, **options: object) -> Device:

@@ -45,6 +45,7 @@ from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
 from verirank_core.execution_records import StepRecord, StopReason, Trajectory
 from verirank_core.errors import ConfigError
+from verirank_core.registry import Registry
 
 __all__ = ["Judge", "JudgeResult", "HeuristicJudge", "LLMJudge", "make_judge", "JUDGES"]
 
@@ -375,11 +376,9 @@ def _llm(config: Any, llm_client: Any) -> Judge:
 
 
 #: judge name -> builder(execution_config, llm_client)
-JUDGES: dict[str, Callable[[Any, Any], Judge]] = {"heuristic": _heuristic, "llm": _llm}
+JUDGES: Registry[Callable[[Any, Any], Judge]] = Registry("execution.judge", {"heuristic": _heuristic, "llm": _llm})
 
 
 def make_judge(config: Any, llm_client: Any = None) -> Judge:
     """The judge named by ``config.judge`` (``config`` is an ExecutionConfig)."""
-    if config.judge not in JUDGES:
-        raise ConfigError(f"unknown execution.judge {config.judge!r}; valid: {', '.join(sorted(JUDGES))}")
-    return JUDGES[config.judge](config, llm_client)
+    return JUDGES.lookup(config.judge)(config, llm_client)

@@ -36,6 +36,7 @@ from extraction.ground import ground_steps
 from verirank_core.extraction_records import Extraction, ExtractionStatus, Page, Query, SearchResult
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
+from verirank_core.registry import Registry
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
 
 __all__ = [
@@ -45,8 +46,27 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: names accepted by ``extraction.extract.extractor``
-EXTRACTORS = ("heuristic", "llm")
+def _heuristic(config: RunConfig, llm_client, encoder) -> Extractor:
+    from extraction.heuristic import HeuristicExtractor
+
+    return HeuristicExtractor(config.extraction.extract, encoder)
+
+
+def _llm(config: RunConfig, llm_client, encoder) -> Extractor:
+    from extraction.extract_llm import LLMExtractor
+
+    if llm_client is None:
+        from verirank_core.llm import LLMClient
+
+        llm_client = LLMClient.from_config(config.llm)
+    return LLMExtractor(llm_client, config.extraction.extract, config.extraction.clean)
+
+
+#: extractor name (``extraction.extract.extractor``) -> builder(config, llm_client, encoder)
+EXTRACTORS: Registry[Callable[[RunConfig, Any, Any], Extractor]] = Registry("extractor", {
+    "heuristic": _heuristic,
+    "llm": _llm,
+})
 
 Progress = Optional[Callable[[int], Any]]
 
@@ -56,20 +76,7 @@ def make_extractor(config: RunConfig, llm_client=None, encoder=None, name: Optio
 
     ``llm``: uses ``llm_client`` or builds one from ``config.llm``.
     """
-    name = name or config.extraction.extract.extractor
-    if name == "heuristic":
-        from extraction.heuristic import HeuristicExtractor
-
-        return HeuristicExtractor(config.extraction.extract, encoder)
-    if name == "llm":
-        from extraction.extract_llm import LLMExtractor
-
-        if llm_client is None:
-            from verirank_core.llm import LLMClient
-
-            llm_client = LLMClient.from_config(config.llm)
-        return LLMExtractor(llm_client, config.extraction.extract, config.extraction.clean)
-    raise ConfigError(f"unknown extractor {name!r} (valid: {', '.join(EXTRACTORS)})")
+    return EXTRACTORS.lookup(name or config.extraction.extract.extractor)(config, llm_client, encoder)
 
 
 # --- one page ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext, Prediction
 from execution.predict.heuristic import HeuristicPredictor
 from verirank_core.errors import ConfigError
+from verirank_core.registry import Registry
 
 __all__ = [
     "ActionPredictor", "PredictContext", "Prediction", "HistoryItem",
@@ -36,15 +37,12 @@ def _llm(config: Any, llm_client: Any) -> ActionPredictor:
 
 
 #: predictor name -> builder(execution_config, llm_client)
-PREDICTORS: dict[str, Callable[[Any, Any], ActionPredictor]] = {
+PREDICTORS: Registry[Callable[[Any, Any], ActionPredictor]] = Registry("execution.predictor", {
     "heuristic": _heuristic,
     "llm": _llm,
-}
+})
 
 
 def make_predictor(config: Any, llm_client: Any = None) -> ActionPredictor:
     """The predictor named by ``config.predictor`` (``config`` is an ExecutionConfig)."""
-    name = config.predictor
-    if name not in PREDICTORS:
-        raise ConfigError(f"unknown execution.predictor {name!r}; valid: {', '.join(sorted(PREDICTORS))}")
-    return PREDICTORS[name](config, llm_client)
+    return PREDICTORS.lookup(config.predictor)(config, llm_client)

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Optional, Sequence
 import numpy as np
 
 from verirank_core.errors import ConfigError, NotFittedError, SchemaError, StoreError
+from verirank_core.registry import Registry
 from verirank_core.store import atomic_write_json
 
 __all__ = ["Ranker", "EvalSet", "make_model", "model_names", "load_ranker", "RANKER_FILE"]
@@ -226,7 +227,7 @@ def _jsonable(value: Any) -> Any:
 
 # name -> ("module:Class", fixed params); classes are imported on first use so
 # that listing models or loading a linear model never imports torch.
-_REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
+_REGISTRY: Registry[tuple[str, dict[str, Any]]] = Registry("model", {
     "lr": ("ranking.models.pairwise_lr:PairwiseLR", {}),
     "lambdamart": ("ranking.models.lambdamart:LambdaMART", {}),
     "tmlp-lambdaloss": ("ranking.models.tmlp:TMLPRanker", {"loss": "lambdaloss"}),
@@ -234,7 +235,7 @@ _REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "original": ("ranking.models.baselines:OriginalOrder", {}),
     "f4": ("ranking.models.baselines:ColumnScore", {}),
     "f4-first": ("ranking.models.baselines:F4First", {}),
-}
+})
 
 #: models that learn from labels (the rest are fixed baselines)
 LEARNED_MODELS = ("lr", "tmlp-lambdaloss", "tmlp-neuralndcg", "lambdamart")
@@ -246,9 +247,7 @@ def model_names() -> list[str]:
 
 
 def _resolve(name: str) -> tuple[type[Ranker], dict[str, Any]]:
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown model {name!r}; valid models: {', '.join(_REGISTRY)}")
-    target, fixed = _REGISTRY[name]
+    target, fixed = _REGISTRY.lookup(name)
     module_name, class_name = target.split(":")
     return getattr(importlib.import_module(module_name), class_name), dict(fixed)
 

@@ -86,3 +86,16 @@ def test_stage_objects_follow_the_contract():
         assert params == ["self", "run", "cfg", "progress"], cls
         assert isinstance(cls.name, str) and isinstance(cls.append_only, bool)
     assert isinstance(RerankStage(model="x"), Stage)
+
+
+def test_only_the_runner_writes_the_stage_log():
+    """RunDir.start_stage/finish_stage are called by verirank_core/stages.py alone: one driver for every pipeline."""
+    import ast
+
+    callers = set()
+    for module, path in importgraph.project_modules().items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("start_stage", "finish_stage")):
+                callers.add(module)
+    assert callers == {"verirank_core.stages"}

@@ -34,6 +34,9 @@ def test_demo_writes_every_output(demo_run):
     log = json.loads((out / "manifest.json").read_text())["stages"]
     finished = [e["stage"] for e in log if "finished" in e and e["pipeline"] == "demo"]
     assert finished == list(STAGE_NAMES)
+    # written by the one runner (verirank_core.stages), as for `verirank run` and the experiments
+    runner_keys = {"stage", "pipeline", "fingerprint", "started", "finished", "counts", "seconds", "cpu_seconds"}
+    assert all(runner_keys <= set(e) for e in log)
     # 4 queries, one per app, top 5 results each
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines()]
     assert len(queries) == 4 and len({q["world"] for q in queries}) == 4

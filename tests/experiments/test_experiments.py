@@ -62,6 +62,16 @@ def test_table5_rows_and_columns(t5, work):
     assert data["test"]["queries"] == 6 and data["test"]["pages"] == 24
 
 
+def test_the_pipeline_run_goes_through_the_one_runner(t5, work):
+    """OUT/run's stage log is the runner's (verirank_core.stages), as for `verirank run` and the demo."""
+    log = _json(work["out"] / "run" / "manifest.json")["stages"]
+    assert [e["stage"] for e in log if "finished" in e] == ["search", "fetch", "extract", "execute", "features"]
+    runner_keys = {"stage", "pipeline", "fingerprint", "started", "finished", "counts", "seconds", "cpu_seconds"}
+    for entry in log:
+        assert runner_keys <= set(entry) and entry["pipeline"] == "experiment", entry
+    assert not (work["out"] / "run" / "experiment-config.json").exists()
+
+
 def test_table5_numbers_equal_evaluate_on_the_written_runs(t5):
     data = _json(t5["paths"]["json"])
     qrels = read_qrels(data["qrels"])

@@ -181,7 +181,7 @@ def test_an_unreachable_llm_server_stops_the_stage_and_records_nothing(tmp_path,
 def test_make_extractor_registry(encoder):
     cfg = load_config()
     assert make_extractor(cfg, encoder=encoder).name == "heuristic"
-    assert EXTRACTORS == ("heuristic", "llm")
+    assert EXTRACTORS.names() == ["heuristic", "llm"]
     with pytest.raises(ConfigError, match="unknown extractor 'magic'.*heuristic, llm"):
         make_extractor(cfg, name="magic")
     with pytest.raises(ConfigError, match="must be one of"):
