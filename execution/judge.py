@@ -38,11 +38,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from execution.distill import Control, control_from_json
 from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
+from verirank_core.execution_config import AgentConfig, ExecutionConfig
 from verirank_core.execution_records import StepRecord, StopReason, Trajectory
 from verirank_core.errors import ConfigError
 from verirank_core.registry import Registry
@@ -110,7 +111,7 @@ class HeuristicJudge(Judge):
         self.use_embeddings = use_embeddings
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "HeuristicJudge":
+    def from_config(cls, cfg: Union[ExecutionConfig, AgentConfig]) -> "HeuristicJudge":
         agent = getattr(cfg, "agent", cfg)
         return cls(navigation_only_cap=agent.judge.navigation_only_cap,
                    match_threshold=agent.heuristic.match_threshold,
@@ -365,11 +366,11 @@ class LLMJudge(Judge):
 
 # --- registry -----------------------------------------------------------------------
 
-def _heuristic(config: Any, llm_client: Any) -> Judge:
+def _heuristic(config: ExecutionConfig, llm_client: Any) -> Judge:
     return HeuristicJudge.from_config(config)
 
 
-def _llm(config: Any, llm_client: Any) -> Judge:
+def _llm(config: ExecutionConfig, llm_client: Any) -> Judge:
     if llm_client is None:
         raise ConfigError("execution.judge=llm needs an LLM client (configure the llm section)")
     return LLMJudge(llm_client)
@@ -379,6 +380,6 @@ def _llm(config: Any, llm_client: Any) -> Judge:
 JUDGES: Registry[Callable[[Any, Any], Judge]] = Registry("execution.judge", {"heuristic": _heuristic, "llm": _llm})
 
 
-def make_judge(config: Any, llm_client: Any = None) -> Judge:
+def make_judge(config: ExecutionConfig, llm_client: Any = None) -> Judge:
     """The judge named by ``config.judge`` (``config`` is an ExecutionConfig)."""
     return JUDGES.lookup(config.judge)(config, llm_client)

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
+from verirank_core.execution_config import AgentConfig, ExecutionConfig
 from verirank_core.device import Device
 from execution.distill import Control
 from execution.predict.base import Prediction
@@ -104,7 +105,7 @@ class ExecutionProxy:
         self.stale_ms = stale_ms
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "ExecutionProxy":
+    def from_config(cls, cfg: Union[ExecutionConfig, AgentConfig]) -> "ExecutionProxy":
         """From ``ExecutionConfig`` (reads ``agent.proxy``)."""
         p = getattr(cfg, "agent", cfg).proxy
         return cls(fallbacks=tuple(p.fallbacks), verify_change=p.verify_change,

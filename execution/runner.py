@@ -120,7 +120,7 @@ class StageParts:
     proxy: Any = None
 
 
-def build_parts(config: Any, llm_client: Any = None) -> StageParts:
+def build_parts(config: RunConfig, llm_client: Any = None) -> StageParts:
     """Predictor, judge, safety policy and proxy from the execution config."""
     from execution.judge import make_judge
     from execution.predict import make_predictor
@@ -135,7 +135,7 @@ def build_parts(config: Any, llm_client: Any = None) -> StageParts:
     )
 
 
-def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any) -> ExecutionResult:
+def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: RunConfig) -> ExecutionResult:
     """Run one page on one device and judge it. Raises DeviceError on device failure."""
     from execution.agent import run_episode
 
@@ -178,7 +178,7 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
     )
 
 
-def extra_context(config: Any) -> dict[str, Any]:
+def extra_context(config: RunConfig) -> dict[str, Any]:
     """Credentials for the predictor, read from the environment at run time."""
     import os
 
@@ -186,7 +186,7 @@ def extra_context(config: Any) -> dict[str, Any]:
     return {"credentials": creds} if creds else {}
 
 
-def device_opener(config: Any) -> Callable[[str], Any]:
+def device_opener(config: RunConfig) -> Callable[[str], Any]:
     """open_device with the configured adb options for ``adb:`` specs."""
     from execution.devices import open_device
 
@@ -249,7 +249,7 @@ class _Worker:
 
 
 def _run_threads(
-    jobs: list[Job], config: Any, run_dir: Path, appender: JsonlAppender,
+    jobs: list[Job], config: RunConfig, run_dir: Path, appender: JsonlAppender,
     parts_factory: Callable[[], StageParts], opener: Callable[[str], Any],
     on_done: Callable[[ExecutionResult], None],
 ) -> None:
@@ -334,7 +334,7 @@ def _ray_task(job: Job, spec: str, config_json: dict, run_dir: str) -> dict:
 
 
 def _run_ray(
-    jobs: list[Job], config: Any, run_dir: Path, appender: JsonlAppender,
+    jobs: list[Job], config: RunConfig, run_dir: Path, appender: JsonlAppender,
     on_done: Callable[[ExecutionResult], None],
 ) -> None:
     import ray
@@ -387,7 +387,7 @@ def _run_ray(
 
 def execute_run(
     run_dir: Path | str,
-    config: Any,
+    config: RunConfig,
     *,
     llm_client: Any = None,
     opener: Callable[[str], Any] | None = None,

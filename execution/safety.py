@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Union
 
+from verirank_core.execution_config import AgentConfig, ExecutionConfig
 from verirank_core.execution_records import Action, ActionType
 
 __all__ = ["SafetyPolicy", "SafetyVerdict", "CATEGORIES"]
@@ -103,7 +104,7 @@ class SafetyPolicy:
         self.allow = frozenset(allow)
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "SafetyPolicy":
+    def from_config(cls, cfg: Union[ExecutionConfig, AgentConfig]) -> "SafetyPolicy":
         """From ``ExecutionConfig`` (reads ``agent.safety.allow``)."""
         agent = getattr(cfg, "agent", cfg)
         return cls(allow=agent.safety.allow)

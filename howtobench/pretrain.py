@@ -50,6 +50,7 @@ from typing import Any, Callable, Optional
 from phonesim.layout import walk
 from phonesim.simulator import Simulator
 from phonesim.world import World, load_world
+from verirank_core.config import RunConfig
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from howtobench.qrels import ReplayCache, write_qrels
 from howtobench.replay import Replayer
@@ -171,7 +172,7 @@ def _split_of(qid: str, valid_fraction: float) -> str:
 
 def build_pretrain(
     out: Path | str = DEFAULT_PRETRAIN_OUT,
-    config: Any = None,
+    config: Optional[RunConfig] = None,
     *,
     seed: int = 0,
     tasks_dir: Path | str = TASKS_DIR,

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
+from verirank_core.config import RunConfig
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, Trajectory
 from verirank_core.extraction_records import Extraction, Query
 from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
@@ -276,7 +277,7 @@ def _load_trajectory(run_dir: Path, execution: ExecutionResult) -> tuple[Optiona
 
 def build_feature_table(
     run_dir: Path | str,
-    config: Any,
+    config: RunConfig,
     *,
     encoder: Any = None,
     llm_client: Any = None,

@@ -21,6 +21,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ranking.features import feature_columns
+from verirank_core.config import RunConfig
 from verirank_core.errors import RankingError, SchemaError, StoreError
 
 __all__ = ["ORDERS", "rerank", "score_with_model", "model_feature_names", "load_model", "rerank_run"]
@@ -119,7 +120,7 @@ def load_model(spec: str, tracking_uri: Optional[str] = None) -> Any:
     raise StoreError(f"model {spec!r} is neither a saved-model directory nor an MLflow model URI")
 
 
-def rerank_run(run_dir: Path | str, config: Any, model: Any) -> list:
+def rerank_run(run_dir: Path | str, config: RunConfig, model: Any) -> list:
     """Rerank a run directory with ``model``; writes ``reranked.jsonl`` and ``reranked.trec``.
 
     Reads ``features.parquet`` and ``execution.jsonl``. The ``verified``

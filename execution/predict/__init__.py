@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext, Prediction
 from execution.predict.heuristic import HeuristicPredictor
+from verirank_core.execution_config import ExecutionConfig
 from verirank_core.errors import ConfigError
 from verirank_core.registry import Registry
 
@@ -24,11 +25,11 @@ __all__ = [
 ]
 
 
-def _heuristic(config: Any, llm_client: Any) -> ActionPredictor:
+def _heuristic(config: ExecutionConfig, llm_client: Any) -> ActionPredictor:
     return HeuristicPredictor.from_config(config.agent.heuristic, agent=config.agent)
 
 
-def _llm(config: Any, llm_client: Any) -> ActionPredictor:
+def _llm(config: ExecutionConfig, llm_client: Any) -> ActionPredictor:
     from execution.predict.llm import LLMPredictor
 
     if llm_client is None:
@@ -43,6 +44,6 @@ PREDICTORS: Registry[Callable[[Any, Any], ActionPredictor]] = Registry("executio
 })
 
 
-def make_predictor(config: Any, llm_client: Any = None) -> ActionPredictor:
+def make_predictor(config: ExecutionConfig, llm_client: Any = None) -> ActionPredictor:
     """The predictor named by ``config.predictor`` (``config`` is an ExecutionConfig)."""
     return PREDICTORS.lookup(config.predictor)(config, llm_client)

@@ -44,6 +44,7 @@ from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.match import Match, Matcher, lexical_score, normalise
 from execution.predict.steps import Intent, parse_step_in_context
+from verirank_core.execution_config import AgentConfig, HeuristicPredictorConfig
 from verirank_core.execution_records import Action, ActionType
 from execution.uicontext import UIContext
 
@@ -179,7 +180,7 @@ class HeuristicPredictor(ActionPredictor):
         self.ui_map_max_actions = ui_map_max_actions
 
     @classmethod
-    def from_config(cls, cfg: Any, agent: Any = None) -> "HeuristicPredictor":
+    def from_config(cls, cfg: HeuristicPredictorConfig, agent: Optional[AgentConfig] = None) -> "HeuristicPredictor":
         """From ``ExecutionConfig.agent.heuristic`` (and the UI-map settings of ``agent``)."""
         maps = {}
         if agent is not None:

@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.heuristic import main_scrollable, swipe_action
+from verirank_core.execution_config import LLMPredictorConfig
 from verirank_core.execution_records import Action, ActionType
 
 __all__ = ["LLMPredictor", "ACTION_SCHEMA", "SYSTEM_PROMPT"]
@@ -79,7 +80,7 @@ class LLMPredictor(ActionPredictor):
         self.history_actions = history_actions
 
     @classmethod
-    def from_config(cls, cfg: Any, client: Any) -> "LLMPredictor":
+    def from_config(cls, cfg: LLMPredictorConfig, client: Any) -> "LLMPredictor":
         """From ``ExecutionConfig.agent.llm`` and an ``LLMClient``."""
         return cls(client, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
                    send_screenshot=cfg.send_screenshot, history_screens=cfg.history_screens,

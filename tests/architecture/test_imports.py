@@ -99,3 +99,20 @@ def test_only_the_runner_writes_the_stage_log():
                     and node.func.attr in ("start_stage", "finish_stage")):
                 callers.add(module)
     assert callers == {"verirank_core.stages"}
+
+
+def test_config_is_typed_below_the_cli():
+    """No parameter named config/cfg is annotated ``Any`` in the stages, the simulator or the builder."""
+    import ast
+
+    untyped = []
+    for module, path in importgraph.project_modules().items():
+        if importgraph.package_of(module) not in (*STAGES, "phonesim", "howtobench", "verirank_core"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for arg in node.args.args + node.args.kwonlyargs:
+                    if arg.arg in ("config", "cfg") and arg.annotation is not None \
+                            and ast.unparse(arg.annotation) in ("Any", "'Any'"):
+                        untyped.append(f"{module}.{node.name}")
+    assert untyped == []
