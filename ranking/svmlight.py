@@ -14,6 +14,11 @@ Feature indices are 1-based on disk (``1:`` is column 0 in memory); features
 absent from a line are 0. Text after ``#`` names the row's document (as written by
 :func:`save_svmlight`, or LETOR's ``#docid = X``) when every row has a usable
 one; otherwise rows are named ``d0, d1, ...`` within each query.
+
+Why not scikit-learn's ``load_svmlight_file``/``dump_svmlight_file``: they
+take integer qids only, drop the per-row ``# doc`` comments that name the
+documents, write values with ``%.16g`` (not an exact round trip) and report a
+bad line without its line number.
 """
 
 from __future__ import annotations

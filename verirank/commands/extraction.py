@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config, run_one
-
-
-@contextmanager
-def bar(total: int, desc: str, unit: str = "page") -> Iterator[Any]:
-    """A progress bar; yields the callable that is told how many items finished."""
-    pbar = progress(total=total, desc=desc, unit=unit)
-    try:
-        yield pbar.update
-    finally:
-        pbar.close()
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config, run_one
 
 
 def summary(stage: str, counts: dict[str, Any]) -> str:
