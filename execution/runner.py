@@ -451,7 +451,7 @@ class ExecuteStage:
         execution = cfg.execution.model_dump(mode="json", exclude={"devices", "executor", "ray_address",
                                                                    "ray_num_cpus", "max_attempts"})
         uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
-        return digest(execution, cfg.llm if uses_llm else None)
+        return {"execution": execution, "llm": digest(cfg.llm) if uses_llm else None}
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress: Callable[..., Any]) -> dict[str, int]:
         llm_client = self.llm_client

@@ -209,30 +209,6 @@ def pipeline_config(config: RunConfig, bench: Path, devices: int) -> RunConfig:
     return cfg
 
 
-def _fingerprint(config: RunConfig) -> dict[str, Any]:
-    """The settings that change what the stages produce (not how fast)."""
-    m = config.to_manifest()
-    execution = {k: v for k, v in m["execution"].items()
-                 if k not in ("devices", "executor", "ray_address", "ray_num_cpus", "max_attempts")}
-    return {
-        "extraction": {k: m["extraction"][k] for k in ("clean", "extract", "ground")},
-        "execution": execution,
-        "features": m["ranking"]["features"],
-        "verified": m["ranking"]["verified"],
-        "llm_model": m["llm"]["model"],
-    }
-
-
-def _diff(then: Any, now: Any, prefix: str = "") -> list[str]:
-    """Differences between two settings trees, on the keys both have."""
-    if isinstance(then, dict) and isinstance(now, dict):
-        out = []
-        for key in sorted(set(then) & set(now)):
-            out += _diff(then[key], now[key], f"{prefix}.{key}" if prefix else key)
-        return out
-    return [] if then == now else [f"{prefix}: {then!r} then, {now!r} now"]
-
-
 class _CopiedStage:
     """``search`` or ``fetch`` done by copying another run's output of the same benchmark.
 
@@ -400,25 +376,33 @@ def ensure_pretrain(setup: Setup, config: RunConfig) -> Path:
     return folder
 
 
+def _feature_settings(config: RunConfig) -> dict[str, Any]:
+    """What makes two runs' features mean the same thing: the execute and features stages' fingerprints."""
+    from execution.runner import ExecuteStage
+    from ranking.pipeline import FeaturesStage
+
+    features = FeaturesStage().fingerprint(config)
+    return {"execution": ExecuteStage().fingerprint(config)["execution"], "features": features["features"],
+            "verified": features["verified"]}
+
+
 def _check_pretrain_settings(folder: Path, config: RunConfig) -> None:
     """Train and test features must come from the same execution and feature settings.
 
     The pre-training set records its config in ``manifest.json`` (stage execute).
     """
+    from verirank_core.stages import diff_settings
     from verirank_core.store import RunDir
 
     stored = RunDir(folder).read_manifest().get("config")
     if not stored:
         return
     try:
-        then = _fingerprint(RunConfig.model_validate(stored))
+        then = _feature_settings(RunConfig.model_validate(stored))
     except Exception:  # written by another verirank version: nothing to compare
         log(f"warning: cannot read the config of {folder}/manifest.json; not checking its settings")
         return
-    now = _fingerprint(config)
-    diff = []
-    for part in ("execution", "features", "verified"):
-        diff += _diff(then[part], now[part], part)
+    diff = diff_settings(then, _feature_settings(config))
     if diff:
         raise ConfigError(
             f"the pre-training set {folder} was built with other settings than this run ({'; '.join(diff[:5])}); "

@@ -363,7 +363,8 @@ class ExtractStage:
         from verirank_core.stages import digest
 
         ex = cfg.extraction
-        return digest(ex.clean, ex.extract, ex.ground, cfg.llm if ex.extract.extractor == "llm" else None)
+        return {"clean": digest(ex.clean), "extract": digest(ex.extract), "ground": digest(ex.ground),
+                "llm": digest(cfg.llm) if ex.extract.extractor == "llm" else None}
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress) -> dict[str, int]:
         bar = _bar(progress, run, "pages.jsonl", "extract")

@@ -31,7 +31,7 @@ from verirank_core.errors import ConfigError
 from verirank_core.store import RunDir
 
 __all__ = ["Counts", "Progress", "Stage", "StageOutcome", "run_stages", "last_entry", "null_progress", "digest",
-           "describe_outcome"]
+           "describe_outcome", "diff_settings"]
 
 Counts = dict[str, Any]
 Progress = Callable[..., Any]
@@ -80,11 +80,16 @@ def last_entry(run: RunDir, name: str) -> dict[str, Any]:
     return next((e for e in reversed(run.read_manifest().get("stages", [])) if e.get("stage") == name), {})
 
 
-def _diff(then: Any, now: Any, prefix: str = "") -> list[str]:
+def diff_settings(then: Any, now: Any, prefix: str = "") -> list[str]:
+    """``key: old then, new now`` for every setting that differs between two fingerprints.
+
+    Only keys both sides have are compared: a setting added to the config after
+    a folder was made keeps the old behaviour by default, so it does not block a resume.
+    """
     if isinstance(then, dict) and isinstance(now, dict):
         out: list[str] = []
-        for key in sorted(set(then) | set(now)):
-            out += _diff(then.get(key), now.get(key), f"{prefix}.{key}" if prefix else key)
+        for key in sorted(set(then) & set(now)):
+            out += diff_settings(then[key], now[key], f"{prefix}.{key}" if prefix else key)
         return out
     return [] if then == now else [f"{prefix or 'value'}: {then!r} then, {now!r} now"]
 
@@ -94,8 +99,8 @@ def _check_append_only(run: RunDir, stages: Sequence[Stage], prints: dict[str, A
     """Refuse settings that differ from the records an append-only stage already wrote."""
     for stage in stages:
         done = last_entry(run, stage.name)
-        if stage.append_only and "fingerprint" in done and done["fingerprint"] != prints[stage.name]:
-            detail = "; ".join(_diff(done["fingerprint"], prints[stage.name])[:5])
+        if stage.append_only and "fingerprint" in done and diff_settings(done["fingerprint"], prints[stage.name]):
+            detail = "; ".join(diff_settings(done["fingerprint"], prints[stage.name])[:5])
             raise ConfigError(f"{run.path} holds a {pipeline} of other {stage.name} settings ({detail}); "
                               f"its records cannot be mixed with new ones: {hint}")
 
@@ -133,8 +138,8 @@ def run_stages(
     ran_before = False
     for stage in stages:
         previous = last_entry(run, stage.name)
-        if (reuse and not ran_before and "finished" in previous
-                and previous.get("fingerprint") == prints[stage.name]):
+        if (reuse and not ran_before and "finished" in previous and "fingerprint" in previous
+                and not diff_settings(previous["fingerprint"], prints[stage.name])):
             out[stage.name] = StageOutcome("reused", previous.get("counts", {}))
             echo(describe(stage.name, out[stage.name]))
         else:

@@ -284,15 +284,6 @@ def test_feature_sets_drop_each_group_once():
     assert np.sum([len(v) for k, v in sets.items() if k != ablation.ALL]) == 6 * 18 - 18
 
 
-def test_settings_added_later_do_not_block_a_resume():
-    from experiments.common import _diff
-
-    then = {"execution": {"max_steps": 28}, "features": {"names": ["F1"]}}
-    now = {"execution": {"max_steps": 28, "new_setting": True}, "features": {"names": ["F1"]}}
-    assert _diff(then, now) == []
-    assert _diff(then, {**now, "execution": {"max_steps": 5}}) == ["execution.max_steps: 28 then, 5 now"]
-
-
 def test_table7_flags_runs_made_by_different_extractor_output():
     from verirank_core.extraction_records import Extraction, ExtractionStatus
 
