@@ -82,6 +82,12 @@ def progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", 
                 dynamic_ncols=True)
 
 
+def summary(stage: str, counts: dict[str, Any]) -> str:
+    """One line such as ``extract: pages=20 ok=14 no_steps=5 ...`` (zero counts left out)."""
+    shown = " ".join(f"{k}={v}" for k, v in counts.items() if v not in (0, None, "", [], {}))
+    return f"{stage}: {shown or 'nothing to do'}"
+
+
 def run_one(run_dir: Path, cfg: Any, stage: Any) -> dict[str, Any]:
     """Run one stage through the runner (which logs it in DIR/manifest.json); returns its counts."""
     from verirank_core.stages import run_stages

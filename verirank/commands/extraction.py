@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config, run_one
-
-
-def summary(stage: str, counts: dict[str, Any]) -> str:
-    """One line such as ``extract: pages=20 ok=14 no_steps=5 ...`` (zero counts left out)."""
-    shown = " ".join(f"{k}={v}" for k, v in counts.items() if v not in (0, None, "", [], {}))
-    return f"{stage}: {shown or 'nothing to do'}"
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, resolve_config, run_one, summary
 
 
 @friendly_errors

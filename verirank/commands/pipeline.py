@@ -14,8 +14,7 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config
-from verirank.commands.extraction import summary
+from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config, summary
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError
 from verirank_core.stages import Stage, StageOutcome, run_stages
