@@ -21,12 +21,12 @@ For every query (a phrasing of a pretrain task) the builder writes candidate
 ``outdated``          an older version's path, when the task has one
 ====================  ================================================================
 
-The instructions are then executed by the real stage 2 (``execution.runner.
-execute_run``: agent + judge on ``sim:<world>``), so trajectories and F4 come
-from the same code as in the pipeline. The label of every candidate is decided
-by replaying its action sequence (``howtobench.replay``), never assumed
-from its kind. Finally the feature table is built with
-``ranking.features.build_feature_table`` and split into train/valid by query.
+The instructions are then executed by the pipeline's own stages and runner
+(``execution.runner.ExecuteStage``: agent + judge on ``sim:<world>``, then
+``ranking.pipeline.FeaturesStage`` with the labels), so trajectories, F4 and
+features come from the same code as in the pipeline. The label of every
+candidate is decided by replaying its action sequence (``howtobench.replay``),
+never assumed from its kind. The feature table is split into train/valid by query.
 
 Output (``OUT``)::
 
