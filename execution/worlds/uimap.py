@@ -12,11 +12,12 @@ agents may read it.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
+
+from verirank.text import fold_unicode
 
 __all__ = ["MapElement", "MapScreen", "Unresolved", "Hop", "UIMap", "build_ui_map", "map_from_world",
            "normalise_label"]
@@ -111,12 +112,9 @@ class Hop:
         return ("Advanced > " if self.expand else "") + self.tap
 
 
-_SPACE = re.compile(r"\s+")
-
-
 def normalise_label(text: str) -> str:
-    """Lower case, single spaces, no surrounding punctuation: how labels are compared."""
-    return _SPACE.sub(" ", text.replace("\u00a0", " ")).strip().strip(".:").lower()
+    """Lower case, single spaces, Unicode variants folded (``verirank.text``), no surrounding punctuation."""
+    return fold_unicode(text).strip(".:").lower()
 
 
 @dataclass
