@@ -47,6 +47,8 @@ class MapElement:
     #: list preferences: the options; entries_problem says why they are unknown
     entries: list[str] = field(default_factory=list)
     entries_problem: Optional[str] = None
+    #: where the entries come from when not from the app's own resources (stock AOSP arrays)
+    entries_source: Optional[str] = None
     #: links that could not be followed: why
     unresolved: Optional[str] = None
     #: the target was found by the class-name rule, not by fragment_xml.json
