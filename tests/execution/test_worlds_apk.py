@@ -311,3 +311,26 @@ def test_go_to_display_sleep_and_choose_5_minutes_completes_on_the_imported_worl
                        device, qid="q", url="https://example.org/sleep", app=PACKAGE)
     assert traj.stop_reason == StopReason.COMPLETED, traj.stop_reason
     assert device.simulator.state["screen_timeout"] == "5 minutes"  # label only
+
+
+def test_the_notification_shade_gear_opens_settings(imported):
+    from execution.uicontext import UIContext
+
+    _, _, world = imported
+    device = SimDevice(world)
+    device.reset()  # the launcher
+    w, h = device.simulator.screen_size()
+    device.swipe(w // 2, 5, w // 2, h // 2)  # from the status bar down
+    ui = UIContext.from_xml(device.dump_xml())
+    gear = next(c for c in ui.controls if c.label == "Settings")
+    assert gear.resource_id == "com.android.systemui:id/settings_button"
+    device.tap(*gear.center)
+    assert device.simulator.foreground == PACKAGE
+    assert device.simulator.screen_id == world.app.launch_screen
+    # back folds the shade away without leaving the app under it
+    device.swipe(w // 2, 5, w // 2, h // 2)
+    device.key("back")
+    assert device.simulator.screen_id == world.app.launch_screen and "Settings" in texts(device)
+    # a swipe that starts below the status bar scrolls the list instead
+    device.swipe(w // 2, h // 2, w // 2, h // 4)
+    assert "No notifications" not in texts(device)
