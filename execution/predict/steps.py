@@ -575,17 +575,21 @@ def _merge_locate(intents: list[Intent]) -> list[Intent]:
     return [replace(i, value=None) if i.value == "\x00locate" else i for i in out]
 
 
-def _shade(intents: list[Intent]) -> list[Intent]:
-    """'Swipe down from the top of the screen and tap the gear icon': the gear opens Settings."""
+_GEAR_RE = re.compile(r"(?:gear|cog|cogwheel|settings|gear-shaped|settings gear|settings cog)", re.IGNORECASE)
+
+
+def _shade(intents: list[Intent], shade: bool = False) -> list[Intent]:
+    """'Swipe down from the top of the screen and tap the gear icon': the shade's gear opens Settings.
+
+    The swipe itself only opens the shade, which the agent need not see: it is dropped.
+    """
     out: list[Intent] = []
-    shade = False
     for intent in intents:
         if intent.kind == "scroll" and intent.target == "notification shade":
             shade = True
             continue
-        if shade and intent.kind == "tap" and intent.target and re.fullmatch(
-                r"(?:gear|cog|cogwheel|settings|gear-shaped|settings gear|settings cog)", intent.target, re.IGNORECASE):
-            intent = Intent("open", "Settings")
+        if shade and intent.kind == "tap" and intent.target and _GEAR_RE.fullmatch(intent.target):
+            intent = Intent("open", "Settings", condition=intent.condition)
         shade = False
         out.append(intent)
     return out
@@ -635,6 +639,7 @@ def parse_step(step: str) -> list[Intent]:
     return list(_parse_cached(step))
 
 
+_SHADE_RE = re.compile(r"\bswipe down (?:twice )?from the top\b", re.IGNORECASE)
 #: "... the new Show Activity Status option": a control an informational step names
 _MENTION_RE = re.compile(r"\b(?:the|a) (?:new )?((?:[A-Z][\w'&-]*)(?: [A-Za-z][\w'&-]*){0,5}) (?:option|setting|toggle|switch)\b")
 
@@ -649,8 +654,11 @@ def parse_step_in_context(instructions: list[str], index: int, heading: Optional
     named. An informational step can name it too ("you'll see the new X option").
     """
     raw = list(_parse_unresolved(instructions[index]))
+    if index > 0 and raw and raw[0].kind == "tap" and raw[0].target and _GEAR_RE.fullmatch(raw[0].target) and \
+            _SHADE_RE.search(_repair(instructions[index - 1])):
+        raw = _shade(raw, shade=True)  # "Swipe down from the top." then "Tap the gear icon."
     if not any(_is_pronoun(i.target) for i in raw):
-        return parse_step(instructions[index])
+        return [_resolve_pronoun(i, raw[:n]) for n, i in enumerate(raw)]
     about = None
     if heading:
         named = [q.target for q in parse_query(heading) if q.target]

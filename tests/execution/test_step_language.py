@@ -93,3 +93,11 @@ def test_real_step_accuracy_stays_above_the_floor():
     assert len(dev) >= 200 and len({r["url"].split("/")[2] for r in rows}) >= 8
     result = score(dev)
     assert result["step_accuracy"] >= DEV_FLOOR, [w["step"] for w in result["wrong"]]
+
+
+def test_the_shade_gear_opens_settings_across_steps():
+    assert _d("Swipe down from the top of the screen.") == []  # opening the shade is only the way to the gear
+    (i,) = parse_step_in_context(["Swipe down from the top of the screen.", "Tap the gear icon."], 1)
+    assert (i.kind, i.target) == ("open", "Settings")
+    (i,) = parse_step_in_context(["Open the app.", "Tap the gear icon."], 1)
+    assert (i.kind, i.target) == ("tap", "gear")  # an app's own gear stays a tap
