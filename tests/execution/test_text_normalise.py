@@ -83,3 +83,12 @@ def test_ascii_steps_match_the_oneplus_rows_on_the_imported_world(oneplus, step,
     match = Matcher(use_embeddings=False).best(intent.target, ui.controls, threshold=0.9)
     assert match is not None and match.score == 1.0
     assert match.control.label == label
+
+
+def test_the_judge_reads_screens_through_the_same_normalisation():
+    from execution.judge import _Screen
+
+    screen = _Screen(controls=[], title="Hotspot & tethering", signature="",
+                     texts=["Don\u2019t use Wi\u2011Fi\u00a0hotspot"])
+    assert screen.shows("Don't use Wi-Fi hotspot")
+    assert not screen.shows("Bluetooth tethering")
