@@ -306,21 +306,26 @@ class Fetcher:
     # -- many pages ---------------------------------------------------------------
 
     def fetch_all(self, results: Iterable[SearchResult], appender: JsonlAppender,
-                  progress: Optional[Callable[[int], Any]] = None) -> dict[str, int]:
+                  progress: Optional[Callable[[int], Any]] = None,
+                  top_n: Optional[int] = None) -> dict[str, int]:
         """Fetch every result not yet in ``appender``, ``workers`` at a time.
 
         Each Page is appended as soon as it is done, so an interrupted run
         resumes where it stopped. A URL listed twice for one query is fetched
-        once (the better rank wins). ``progress(1)`` is called per page.
-        Returns counts: results, skipped (already stored), duplicates,
-        fetched, from_cache, and one count per status.
+        once (the better rank wins). A result after the first ``top_n`` of its
+        query is not fetched: it gets a Page with status ``beyond_top_n``. ``progress(1)``
+        is called per page. Returns counts: results, skipped (already
+        stored), duplicates, fetched, from_cache, and one count per status.
         """
         counts: dict[str, int] = {"results": 0, "skipped": 0, "duplicates": 0,
                                   "fetched": 0, "from_cache": 0}
+        beyond: list[SearchResult] = []
         todo: list[SearchResult] = []
         seen: set[tuple[str, str]] = set()
+        position: dict[str, int] = {}  # per query: place of the result in its ranking
         for result in sorted(results, key=lambda r: (r.qid, r.rank)):
             counts["results"] += 1
+            position[result.qid] = place = position.get(result.qid, 0) + 1
             key = (result.qid, result.url)
             if key in seen:
                 counts["duplicates"] += 1
@@ -329,7 +334,15 @@ class Fetcher:
                 seen.add(key)
             else:
                 seen.add(key)
-                todo.append(result)
+                (beyond if top_n is not None and place > top_n else todo).append(result)
+        for result in beyond:
+            appender.append(Page(qid=result.qid, url=result.url, rank=result.rank, title=result.title,
+                                 status=FetchStatus.BEYOND_TOP_N,
+                                 reason=f"result {result.rank} of its query is below "
+                                        f"extraction.search.top_n={top_n}; not fetched"))
+            counts[FetchStatus.BEYOND_TOP_N.value] = counts.get(FetchStatus.BEYOND_TOP_N.value, 0) + 1
+            if progress:
+                progress(1)
 
         def work(result: SearchResult) -> Page:
             page = self.fetch(result)
