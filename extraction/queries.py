@@ -129,6 +129,10 @@ def _validated(data: dict, where: str) -> Query:
     record.query = " ".join(record.query.split())
     if not record.qid:
         raise SchemaError(f"{where}: empty qid")
+    try:  # a JSON escape can smuggle in a lone surrogate, which no file can hold
+        (record.qid + record.query + (record.app or "") + (record.device or "")).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SchemaError(f"{where}: not valid Unicode (a lone surrogate escape)") from None
     if not record.query:
         raise SchemaError(f"{where}: empty query for qid {record.qid!r}")
     return record

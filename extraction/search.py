@@ -138,6 +138,10 @@ def _parse_serp_line(line: str, where: str) -> SearchResult:
     result = SearchResult.parse(data, where=where)
     if not result.url.strip():
         raise SchemaError(f"{where}: empty url")
+    try:  # a JSON escape can smuggle in a lone surrogate, which no file can hold
+        (result.qid + result.url + result.title + result.snippet).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SchemaError(f"{where}: not valid Unicode (a lone surrogate escape)") from None
     return result
 
 
