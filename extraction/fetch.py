@@ -27,7 +27,9 @@ from extraction.config import FetchConfig
 from extraction.pagecache import PageCache
 from extraction.politeness import RETRYABLE_STATUSES, HostGate, retry_delay
 from extraction.records import FetchStatus, Page, SearchResult
-from extraction.sniff import ACCEPTED_MEDIA_TYPES, SNIFF_BYTES, binary_reason, decode_body, detect_encoding
+from extraction.sniff import (
+    ACCEPTED_MEDIA_TYPES, SNIFF_BYTES, binary_reason, decode_body, detect_encoding, strip_control_bytes,
+)
 from extraction.urlguard import GuardedAdapter, UrlGuard
 from verirank.errors import FetchError, StoreError
 from verirank.store import JsonlAppender
@@ -145,9 +147,11 @@ class Fetcher:
             return None
         sha, meta = hit
         truncated = bool(meta.get("truncated"))
+        removed = int(meta.get("control_bytes_removed") or 0)
         return {
             "status": FetchStatus.TOO_LARGE if truncated else FetchStatus.OK,
-            "reason": self._too_large_reason() if truncated else "",
+            "reason": self._body_reason(truncated, removed),
+            "control_bytes_removed": removed,
             "final_url": meta.get("final_url"),
             "http_status": meta.get("http_status"),
             "content_type": meta.get("content_type"),
@@ -170,18 +174,25 @@ class Fetcher:
     def _page_from_body(self, base: dict, url: str, body: _Body, trace: _Trace,
                         start: float) -> Page:
         encoding = detect_encoding(body.data, body.content_type)
-        sha = self.cache.put(body.data)
+        data, removed = strip_control_bytes(body.data, encoding)
+        sha = self.cache.put(data)
         meta = {"content_type": body.content_type, "encoding": encoding,
                 "final_url": trace.final_url, "http_status": body.http_status,
-                "truncated": body.truncated}
+                "truncated": body.truncated, "control_bytes_removed": removed}
         self.cache.remember(url, sha, meta)
         return Page(
             **base,
             status=FetchStatus.TOO_LARGE if body.truncated else FetchStatus.OK,
-            reason=self._too_large_reason() if body.truncated else "",
-            **meta, n_bytes=len(body.data), body_sha256=sha,
+            reason=self._body_reason(body.truncated, removed),
+            **meta, n_bytes=len(data), body_sha256=sha,
             attempts=trace.attempts, elapsed_s=time.monotonic() - start,
         )
+
+    def _body_reason(self, truncated: bool, removed: int) -> str:
+        notes = [self._too_large_reason()] if truncated else []
+        if removed:
+            notes.append(f"{removed} stray NUL/control byte(s) removed from the text")
+        return "; ".join(notes)
 
     # -- the request loop ------------------------------------------------------
 

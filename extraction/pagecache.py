@@ -6,7 +6,7 @@ Layout under ``root`` (default ``<run>/cache/pages``)::
     root/urls/9c/9c41...07.json     what fetching one URL gave (one file per URL)
 
 A URL entry is ``{"url", "sha256", "meta": {content_type, encoding, final_url,
-http_status, truncated}}``; the file name is the sha256 of the URL. Every file
+http_status, truncated, control_bytes_removed}}``; the file name is the sha256 of the URL. Every file
 is written atomically, so a killed run leaves either a whole entry or none,
 and several runs may share one cache directory.
 """
@@ -25,7 +25,7 @@ from verirank.store import atomic_write_bytes, atomic_write_json
 __all__ = ["PageCache", "META_FIELDS"]
 
 #: the fields kept per URL in the index
-META_FIELDS = ("content_type", "encoding", "final_url", "http_status", "truncated")
+META_FIELDS = ("content_type", "encoding", "final_url", "http_status", "truncated", "control_bytes_removed")
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 

@@ -111,6 +111,8 @@ class Page(Record):
     #: bytes kept (at most ``max_bytes``)
     n_bytes: int = 0
     truncated: bool = False
+    #: stray NUL/control bytes removed from a text body before it was stored
+    control_bytes_removed: int = 0
     #: sha256 of the kept body; the body is in the page cache under this name
     body_sha256: Optional[str] = None
     from_cache: bool = False

@@ -173,3 +173,10 @@ def test_stamped_xpaths_equal_lxml_getpath(name):
     for el in root.iter():
         if isinstance(el.tag, str):
             assert el.get(XPATH_ATTR) == tree.getpath(el)
+
+
+def test_stray_nul_and_control_characters_do_not_stop_cleaning():
+    # a body stored before the fetcher removed such bytes (or from a pre-filled cache)
+    body = b"<html><body><ol><li>Open the\x00 Settings app.</li><li>Tap\x07 Display.</li></ol></body></html>"
+    page = clean_page(body, url="u", qid="q")
+    assert [s.text for s in page.snippets] == ["Open the Settings app.", "Tap Display."]
