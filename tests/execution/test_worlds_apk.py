@@ -280,3 +280,24 @@ def test_committed_world_matches_a_fresh_import(repo_root, imported):
     fresh = imported[1]
     assert [s["id"] for s in committed["screens"]] == [s["id"] for s in fresh["screens"]]
     assert committed["state"] == json.loads(json.dumps(fresh["state"]))
+
+
+@pytest.mark.parametrize("name", ["oneplus", "oneplus.json"])
+def test_the_path_import_apk_prints_opens_as_a_sim_device_with_or_without_suffix(tmp_path, name):
+    from execution.runner import device_opener
+    from verirank.cli import app
+    from verirank.config import load_config
+
+    apk = _mini_apk(tmp_path / "apk")
+    result = CliRunner().invoke(app, ["worlds", "import-apk", str(apk), "--out", str(tmp_path / name)])
+    assert result.exit_code == 0, result.output
+    written = [line.split()[1] for line in result.output.splitlines() if line.startswith("wrote ")]
+    assert written == [str((tmp_path / name).resolve())]
+    assert f"sim:{written[0]}" in result.output
+    stem = str(tmp_path / "oneplus")
+    for spec in (f"sim:{written[0]}", f"sim:{stem}"):  # the printed path, and the path without a suffix
+        device = device_opener(load_config())(spec)
+        try:
+            assert device.world.app.launch_screen == "top_level_settings"
+        finally:
+            device.close()
