@@ -492,3 +492,26 @@ def test_host_gate_with_a_fake_clock():
         assert not entered.wait(0.1)
     assert entered.wait(2)
     t.join()
+
+
+def test_the_cache_is_consulted_before_any_name_resolution_and_a_miss_is_still_guarded(cache):
+    lookups = []
+
+    def no_dns(host, port, type=0):
+        lookups.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    url = "https://howto.example/dark-mode"  # a made-up host, as in a HowToBench build
+    cache.remember(url, cache.put(HTML.encode()), {"content_type": "text/html", "encoding": "utf-8",
+                                                    "http_status": 200, "truncated": False})
+    fetcher = Fetcher(FetchConfig(), cache, guard=UrlGuard(resolve=no_dns))
+    page = fetcher.fetch(result(url))
+    assert page.status == FetchStatus.OK and page.from_cache and lookups == []
+    # the scheme is still checked first, and a miss still resolves and is guarded
+    assert fetcher.fetch(result("file:///etc/passwd", rank=2)).status == FetchStatus.BLOCKED
+    miss = fetcher.fetch(result("https://other.example/", rank=3))
+    assert miss.status == FetchStatus.CONNECTION_ERROR and lookups == ["other.example"]
+    with serve({"/page": html_reply(HTML)}) as srv:
+        private = Fetcher(FetchConfig(), cache).fetch(result(srv.url("/page"), rank=4))
+        assert srv.hits() == 0
+    assert private.status == FetchStatus.BLOCKED and "loopback" in private.reason
