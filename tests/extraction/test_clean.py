@@ -17,6 +17,11 @@ PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 ALL_PAGES = sorted(p.name for p in PAGES.glob("*.html"))
 
 
+def test_the_fixture_pages_are_there():
+    # the parametrized tests below would pass vacuously on an empty folder
+    assert len(ALL_PAGES) >= 10, PAGES
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 

@@ -201,7 +201,9 @@ def test_a_page_whose_body_left_the_cache_is_recorded_not_fatal(tmp_path, encode
         out = tmp_path / "run"
         run_stage1(qpath, spath, out, _config(**{"extraction.extract.extractor": "heuristic"}), encoder=encoder)
     (out / "extraction.jsonl").unlink()
-    for body in (out / "cache" / "pages").rglob("*.body"):
+    bodies = list((out / "cache" / "pages").rglob("*.body"))
+    assert bodies, "the fetch stored no body to remove"
+    for body in bodies:
         body.unlink()
     counts = extract_pages(RunDir(out), _config(), encoder=encoder)
     assert counts["fetch_failed"] == 1
