@@ -19,7 +19,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import ClassVar, Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from verirank.records import Record
 
@@ -90,6 +90,12 @@ class RejectedLine(Record):
     url: Optional[str] = None
     #: the start of the line as read (at most 500 characters)
     text: str = ""
+
+    @field_validator("qid", "url", "reason", "text")
+    @classmethod
+    def _writable(cls, value: Optional[str]) -> Optional[str]:
+        # a JSON escape may have smuggled in a lone surrogate, which no UTF-8 file can hold
+        return None if value is None else value.encode("utf-8", "replace").decode("utf-8")
 
 
 class Page(Record):
