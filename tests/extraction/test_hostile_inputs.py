@@ -26,7 +26,9 @@ from typer.testing import CliRunner
 from extraction.records import Extraction, Page
 from ranking.metrics import read_trec_run
 from ranking.records import RankedItem
+from ranking.svmlight import load_svmlight
 from verirank.cli import app
+from verirank.docno import decode_docno
 from verirank.store import read_jsonl
 
 from support_http import NEVER, Reply, redirect, serve  # tests/support
@@ -171,6 +173,10 @@ def _check_every_row_has_one_record(result, out: Path, spath: Path) -> dict[str,
     assert Counter((r.qid, r.url) for r in ranked) == Counter(processed)
     trec = read_trec_run(out / "reranked.trec")
     assert {(q, d) for q, docs in trec.items() for d in docs} == processed
+    # the svmlight copy of the features names every row by its URL, whatever the URL holds
+    numbers = dict(line.split("\t") for line in (out / "features.qids.tsv").read_text("utf-8").splitlines())
+    ltr = load_svmlight(out / "features.svmlight")
+    assert {(decode_docno(numbers[str(q)]), str(d)) for q, d in zip(ltr.qids, ltr.docs)} == processed
     return {p.url: p for p in pages}
 
 
