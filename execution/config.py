@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Section(BaseModel):
@@ -120,6 +120,12 @@ class ExecutionConfig(_Section):
     isolation: Literal["auto", "on", "off"] = "auto"
     #: ``NAMESPACE/KEY`` settings that isolation never restores (values the system changes itself)
     isolation_ignore: list[str] = Field(default_factory=list)
+
+    @field_validator("isolation", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: object) -> object:
+        # YAML reads a bare on/off as true/false
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
     #: extra context for the predictor, e.g. {"email": "TEST_ACCOUNT_EMAIL"}: names of
     #: environment variables, so that credential values never reach the manifest
     credentials_env: dict[str, str] = Field(default_factory=dict)

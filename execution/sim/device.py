@@ -108,6 +108,11 @@ class SimDevice(Device):
                 raise DeviceError(f"{self.spec}: package {package!r} is not installed "
                                   f"(installed: {', '.join(sorted(self.simulator.packages))})")
 
+    def force_stop(self, package: str) -> None:
+        """``am force-stop`` over ADB: the app restarts fresh; its settings stay as they are."""
+        with self._lock:
+            self._sim().force_stop(package)
+
     def reset(self, package: Optional[str] = None) -> None:
         """Clear app data and go home; then start ``package`` if given."""
         with self._lock:

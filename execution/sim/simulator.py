@@ -215,6 +215,16 @@ class Simulator:
         self._act(lambda: self._launch(package, activity))
         return True
 
+    def force_stop(self, package: str) -> None:
+        """``am force-stop``: drop the app's back stack (the next launch starts it fresh).
+
+        Like on a phone, the app's state variables (its settings) are kept.
+        """
+        self._tasks.pop(package, None)
+        if self._front == package:
+            self._go_home()
+        self._changed()
+
     def reset(self, package: Optional[str] = None) -> None:
         """Initial state, no app running, home screen; then start ``package`` if given."""
         self._state: dict[str, Any] = self.world.initial_state()
