@@ -309,12 +309,28 @@ def build_slot(
     return DeviceSlot(config, Path(run_dir), opener or device_opener(config), parts)
 
 
+def _one_thread_per_process() -> None:
+    """Keep a worker process's math libraries on one thread: the pool already fills the cores.
+
+    Several processes that each start an OpenMP pool as wide as the machine
+    oversubscribe it, and their spinning threads slow every page severalfold.
+    """
+    import os
+    import sys
+
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
 def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
     """A worker process: build a slot from the config, then run the pages the parent sends."""
     import traceback
 
     from verirank.config import RunConfig
 
+    _one_thread_per_process()
     slot = None
     try:
         slot = build_slot(RunConfig.model_validate(config_json), run_dir)
@@ -346,8 +362,25 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
             slot.close()
 
 
+#: imported once by the fork server, so that each worker process starts with them loaded
+#: (sentence-transformers alone takes seconds to import)
+PRELOAD = ["execution.runner", "execution.agent", "execution.predict", "execution.judge", "sentence_transformers"]
+
+
+def _process_context() -> Any:
+    """``forkserver`` where there is one (workers fork from a clean server with the heavy
+    imports done), else ``spawn``. Never plain ``fork``: this process runs threads."""
+    import multiprocessing
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
 class ProcessSlot:
-    """A device slot in its own process (``spawn``): simulators are CPU-bound, so two cores run two.
+    """A device slot in its own process: simulators are CPU-bound, so two cores run two.
 
     Only the config crosses the process boundary; the child builds its parts
     (and LLM client) with :func:`build_slot`. A child that dies counts as a
@@ -361,16 +394,25 @@ class ProcessSlot:
         self.conn: Any = None
 
     def _start(self) -> None:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("spawn")
+        ctx = _process_context()
         parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_slot_process, args=(child, self.config_json, self.run_dir),
-                                name="verirank-device", daemon=True)
-        self.proc.start()
-        child.close()
-        self.conn = parent
-        self._receive("starting a worker process")
+        proc = ctx.Process(target=_slot_process, args=(child, self.config_json, self.run_dir),
+                           name="verirank-device", daemon=True)
+        try:
+            proc.start()
+        except Exception as exc:
+            parent.close()
+            raise ExecutionError(f"cannot start a worker process: {exc}") from exc
+        finally:
+            child.close()
+        self.proc, self.conn = proc, parent
+        try:
+            self._receive("starting")
+        except DeviceError as exc:
+            # a child that dies before it is ready is no device failure: every retry would die too
+            # (a script without the `if __name__ == "__main__":` guard, a broken install...)
+            raise ExecutionError(f"a worker process could not start: {exc}; use "
+                                 "execution.executor=threads to run in this process") from exc
 
     def _receive(self, what: str) -> Any:
         try:
@@ -403,7 +445,7 @@ class ProcessSlot:
                 self.conn.send(None)
             except (OSError, BrokenPipeError):
                 pass
-        if self.proc is not None:
+        if self.proc is not None and self.proc.pid is not None:
             self.proc.join(10)
             if self.proc.is_alive():
                 self.proc.kill()
