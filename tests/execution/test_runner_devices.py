@@ -256,3 +256,32 @@ def test_page_b_gets_the_same_verdict_whether_or_not_page_a_ran_first(adb_host, 
     assert dark_theme() == b"0\n"  # and the phone is left as the run found it
     # without isolation page B finds dark theme on and turns it off: its verdict depends on A
     assert verdict_of_b("after-a-no-isolation", [GOOD, TAP_SWITCH], "off") != alone
+
+
+def test_a_killed_worker_process_loses_no_page(tmp_path: Path) -> None:
+    import multiprocessing
+    import os
+    import signal
+
+    pages = [GOOD, WRONG] * 5
+    run = _make_run(tmp_path / "run", pages)
+    config = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]", "execution.executor=processes")
+    thread, outcome = _run_in_background(run, config)
+
+    def workers() -> list:
+        return [p for p in multiprocessing.active_children() if p.name == "verirank-device" and p.is_alive()]
+
+    wait_until(lambda: len(_written(run)) >= 1 and len(workers()) == 2, 300, interval=0.02,
+               what="both worker processes at work")
+    victim = workers()[0]
+    os.kill(victim.pid, signal.SIGKILL)  # the OOM killer, say
+    thread.join(600)
+    assert not thread.is_alive() and isinstance(outcome[0], dict), outcome
+    rows = _rows(run)
+    assert set(rows) == {f"http://site.test/p{i}" for i in range(len(pages))}
+    assert all(r["status"] == "executed" for r in rows.values())
+    # the same pages on threads get the same verdicts: a retried page starts from scratch
+    again = _make_run(tmp_path / "threads", pages)
+    execute_run(again, _config(f"execution.devices=[sim:{WORLD}]"))
+    assert {u: (r["f4"], r["stop_reason"]) for u, r in rows.items()} == \
+        {u: (r["f4"], r["stop_reason"]) for u, r in _rows(again).items()}
