@@ -21,6 +21,7 @@ import time
 from typing import Literal, Optional
 
 from execution.device import AppInfo, Device, DeviceInfo, Key
+from execution.isolation import RestoreReport, SettingsSnapshot, restore_over_shell, snapshot_over_shell
 from verirank.errors import DeviceError
 
 log = logging.getLogger(__name__)
@@ -339,6 +340,14 @@ class AdbDevice(Device):
             raise DeviceError(f"adb {self.serial}: snapshot {self.snapshot_name!r} did not load: "
                               f"{output.strip()} (snapshots need an Android emulator)")
         self._wait_online()
+
+    def snapshot_settings(self) -> SettingsSnapshot:
+        """``settings list system|secure|global`` (what a page could change that outlives force-stop)."""
+        return snapshot_over_shell(self.shell)
+
+    def restore_settings(self, snapshot: SettingsSnapshot, ignore: tuple[str, ...] = ()) -> RestoreReport:
+        """``settings put`` every changed value back and ``settings delete`` every added key."""
+        return restore_over_shell(self.shell, snapshot, ignore)
 
     def close(self) -> None:
         """Nothing to release: adbutils opens one short connection per command."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Section(BaseModel):
@@ -98,7 +98,10 @@ class ExecutionConfig(_Section):
     predictor: Literal["heuristic", "llm"] = "heuristic"
     judge: Literal["heuristic", "llm"] = "heuristic"
     max_steps: int = Field(28, ge=1, le=200)
-    executor: Literal["threads", "ray"] = "threads"
+    #: how device slots run: ``auto`` (processes when every device is ``sim:`` and there are
+    #: several, else threads), ``threads`` (adb devices wait on I/O), ``processes`` (one process
+    #: per device slot: simulators are CPU-bound), or ``ray`` (one actor per slot)
+    executor: Literal["auto", "threads", "processes", "ray"] = "auto"
     #: attempts per page across devices when a device fails mid-trajectory
     max_attempts: int = Field(3, ge=1, le=20)
     #: keep per-step screenshots and XML dumps in the trajectory folders
@@ -111,6 +114,18 @@ class ExecutionConfig(_Section):
     #: agent, predictors, proxy, safety and judge settings (docs/agent.md)
     agent: AgentConfig = AgentConfig()
     adb: AdbConfig = AdbConfig()
+    #: undo what a page changed before the next page on the same device (docs/agent.md):
+    #: ``auto`` = on for ``adb:`` devices (settings outlive a force-stop), off for ``sim:``
+    #: (the simulator resets its whole world); ``on`` / ``off`` for every device
+    isolation: Literal["auto", "on", "off"] = "auto"
+    #: ``NAMESPACE/KEY`` settings that isolation never restores (values the system changes itself)
+    isolation_ignore: list[str] = Field(default_factory=list)
+
+    @field_validator("isolation", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: object) -> object:
+        # YAML reads a bare on/off as true/false
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
     #: extra context for the predictor, e.g. {"email": "TEST_ACCOUNT_EMAIL"}: names of
     #: environment variables, so that credential values never reach the manifest
     credentials_env: dict[str, str] = Field(default_factory=dict)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
+
+if TYPE_CHECKING:
+    from execution.isolation import RestoreReport, SettingsSnapshot
 
 Key = Literal["back", "home", "enter"]
 
@@ -81,6 +84,20 @@ class Device(ABC):
     @abstractmethod
     def reset(self, package: Optional[str] = None) -> None:
         """Return to a clean start state (app data cleared, home screen or app start)."""
+
+    def snapshot_settings(self) -> "Optional[SettingsSnapshot]":
+        """The device's settings before a page (see ``execution/isolation.py``).
+
+        None means the device has nothing a page could leave behind; the
+        default, for devices that reset everything in ``reset()``.
+        """
+        return None
+
+    def restore_settings(self, snapshot: "SettingsSnapshot", ignore: tuple[str, ...] = ()) -> "RestoreReport":
+        """Put back every setting that changed since ``snapshot``; ``ignore`` lists ``NS/KEY`` to leave."""
+        from execution.isolation import RestoreReport
+
+        return RestoreReport()
 
     def close(self) -> None:
         """Release connections; the default does nothing."""
