@@ -151,6 +151,7 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         safety=parts.safety, proxy=parts.proxy, query=job.query,
         cycle_repeats=config.execution.agent.cycle_repeats,
         extra_context=extra_context(config),
+        screenshots=config.execution.screenshot_mode(), screenshot_scale=config.execution.screenshot_scale,
     )
     if traj.stop_reason == StopReason.DEVICE_ERROR:
         raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")

@@ -155,11 +155,11 @@ class Simulator:
             win.xml = dump(win.root)
         return win.xml
 
-    def screenshot_png(self) -> bytes:
-        """The screen as a PNG (status bar, windows, dialogs dimming their parent)."""
+    def screenshot_png(self, scale: float = 1.0) -> bytes:
+        """The screen as a PNG (status bar, windows, dialogs dimming their parent), ``scale`` x its size."""
         from execution.sim.render import render_png
 
-        return render_png(self)
+        return render_png(self, scale=scale)
 
     def screen_size(self) -> tuple[int, int]:
         return self.metrics.width, self.metrics.height
