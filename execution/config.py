@@ -90,6 +90,10 @@ class AdbConfig(_Section):
     snapshot_name: Optional[str] = None
     dump_retries: int = Field(3, ge=0, le=20)
     timeout_s: float = Field(30.0, gt=0)
+    #: take a screenshot in parallel with every dump (the agent's screenshot then costs nothing) and
+    #: skip waiting for the dump when the screenshot is identical to one whose dump is known
+    #: (docs/adb.md, "Per-step cost")
+    skip_unchanged_dumps: bool = True
 
 
 class ExecutionConfig(_Section):

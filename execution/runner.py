@@ -197,6 +197,7 @@ def device_opener(config: Any) -> Callable[[str], Any]:
             return open_device(
                 spec, adb_host=adb.adb_host, adb_port=adb.adb_port, reset=adb.reset,
                 snapshot_name=adb.snapshot_name, dump_retries=adb.dump_retries, timeout=adb.timeout_s,
+                skip_unchanged_dumps=adb.skip_unchanged_dumps,
             )
         return open_device(spec)
 
