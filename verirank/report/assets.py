@@ -9,16 +9,20 @@ the report again after a resumed run only draws the new screenshots.
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Callable, Optional
 
 from execution.records import Action
+from verirank.errors import StoreError
 from verirank.report.annotate import annotate, highlight
 from verirank.report.collect import ReportData
 from verirank.report.evidence import evidence_file, page_evidence
 from verirank.report.render import Shot
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ASSETS_DIR", "count_screenshots", "write_screenshots"]
 
@@ -96,7 +100,11 @@ def write_screenshots(data: ReportData, html_dir: Path, workers: int = 2,
         if dest.is_file() and dest.stat().st_mtime >= src.stat().st_mtime:
             width, height = _png_size(dest)
         else:
-            width, height = draw(src, dest)
+            try:
+                width, height = draw(src, dest)
+            except StoreError as exc:  # one unreadable screenshot must not sink the report
+                log.warning("report: %s", exc)
+                return
         shots[key] = (dest.relative_to(html_dir).as_posix(), width, height)
 
     jobs = _jobs(data, assets)
