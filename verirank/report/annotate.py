@@ -109,7 +109,20 @@ def highlight(src: Path, dest: Path, bounds: Optional[tuple[int, int, int, int]]
 # --- helpers ----------------------------------------------------------------------
 
 def _open_small(src: Path, width: int, screen_width: Optional[int] = None) -> tuple[Image.Image, float]:
-    """The image scaled to at most ``width``, and the factor from device pixels to its pixels."""
+    """A copy of the image scaled to at most ``width``, and the factor from device pixels to its pixels.
+
+    One screenshot feeds several copies (its trajectory card, evidence), so the
+    decoded and scaled image is kept for the next caller."""
+    try:
+        stamp = src.stat().st_mtime_ns
+    except OSError as exc:
+        raise StoreError(f"cannot read screenshot {src}: {exc}") from exc
+    image, scale = _decoded(src, stamp, width, screen_width)
+    return image.copy(), scale
+
+
+@lru_cache(maxsize=32)
+def _decoded(src: Path, stamp: int, width: int, screen_width: Optional[int]) -> tuple[Image.Image, float]:
     try:
         with Image.open(src) as raw:
             raw.load()
