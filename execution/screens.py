@@ -13,6 +13,8 @@ import io
 
 from PIL import Image
 
+from verirank.errors import DeviceError
+
 __all__ = ["encode_png", "scale_image", "downscale_png"]
 
 #: zlib level 1: 3-4x faster than Pillow's default 6, files about 1.5x larger
@@ -44,5 +46,8 @@ def downscale_png(png: bytes, scale: float) -> bytes:
     """A phone's PNG re-encoded at ``scale`` (unchanged when ``scale`` is 1)."""
     if scale == 1:
         return png
-    with Image.open(io.BytesIO(png)) as img:
-        return encode_png(img.convert("RGB"), scale=scale)
+    try:
+        with Image.open(io.BytesIO(png)) as img:
+            return encode_png(img.convert("RGB"), scale=scale)
+    except (OSError, ValueError) as exc:  # Pillow's UnidentifiedImageError is an OSError
+        raise DeviceError(f"the device's screenshot is not a readable PNG ({len(png)} bytes): {exc}") from exc
