@@ -171,9 +171,9 @@ def run_episode(
         info = device.info((app,) if app else ())
         fields["os_version"] = info.os_version or None
         fields["app_version"] = info.app_versions.get(app) if app else None
-        size = device.screen_size()
-        fields["screen_size"] = list(size)
         if instructions:
+            size = device.screen_size()
+            fields["screen_size"] = list(size)
             capture = _Capture(screenshots if out is not None else "none", screenshot_scale)
             stop, detail, last_ui, last_xml = _loop(
                 instructions, predictor, device, app, max_steps, out, safety, proxy,
