@@ -254,6 +254,7 @@ def test_evidence_cites_the_matched_screen_and_the_screen_after_it():
     assert dark_mode.effect_bounds == (0, 440, 1080, 540)  # the switch, now on, boxed where it is after the tap
     assert auto.how == "already done" and auto.label == "Auto-rotate" and auto.bounds == (0, 600, 1080, 700)
     assert auto.matched_shot == auto.effect_shot == "step_003.png"
+    assert auto.note == "'Auto-rotate' is already on; not toggled"  # the agent's reason is cited
     assert save.record is None and save.matched_shot is None
     # the last action's effect is on the final screen
     traj.steps = traj.steps[:3]

@@ -50,6 +50,8 @@ class StepEvidence:
     effect_bounds: Optional[tuple[int, int, int, int]] = None
     #: which screen shows the effect: "screen #N" or "final screen"
     effect_where: str = ""
+    #: the agent's reason for a step found already done ("already on the 'Settings' screen")
+    note: str = ""
 
 
 def evidence_file(step: int, kind: str) -> str:
@@ -101,7 +103,7 @@ def page_evidence(traj: Trajectory) -> list[StepEvidence]:
                 step=step, instruction=instruction, record=rec.index, how="already done",
                 label=control.get("label") if control else None, bounds=bounds,
                 matched_shot=rec.screenshot, effect_shot=rec.screenshot, effect_bounds=bounds,
-                effect_where=f"screen #{rec.index + 1}",
+                effect_where=f"screen #{rec.index + 1}", note=rec.action.rationale or "",
             ))
             continue
         nxt = by_index.get(rec.index + 1)

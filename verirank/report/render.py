@@ -308,14 +308,14 @@ def _evidence_block(page: PageView, shots: Shots) -> str:
             continue
         control = f"'{_e(ev.label)}'" if ev.label else "the screen"
         if ev.how == "already done":
-            cite = (f"already done on screen #{ev.record + 1}: {control} shows the asked state")
+            cite = f"already done on screen #{ev.record + 1}" + (f": {_e(ev.note)}" if ev.note else "")
         else:
             still = "" if ev.effect_bounds is None else f", where {control} is boxed again"
             cite = (f"matched {control} on screen #{ev.record + 1}; the effect shows on the "
                     f"{_e(ev.effect_where)}{still}")
         figures = []
-        kinds = (("matched", "matched control"),) if ev.how == "already done" else (
-            ("matched", "matched control"), ("effect", "effect"))
+        kinds = (("matched", "already done" if ev.label is None else "matched control"),) \
+            if ev.how == "already done" else (("matched", "matched control"), ("effect", "effect"))
         for kind, caption in kinds:
             shot = shots.get((page.anchor, evidence_file(ev.step, kind)))
             if shot:
