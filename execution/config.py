@@ -90,6 +90,10 @@ class AdbConfig(_Section):
     snapshot_name: Optional[str] = None
     dump_retries: int = Field(3, ge=0, le=20)
     timeout_s: float = Field(30.0, gt=0)
+    #: take a screenshot in parallel with every dump (the agent's screenshot then costs nothing) and
+    #: skip waiting for the dump when the screenshot is identical to one whose dump is known
+    #: (docs/adb.md, "Per-step cost")
+    skip_unchanged_dumps: bool = True
 
 
 class ExecutionConfig(_Section):
@@ -104,8 +108,15 @@ class ExecutionConfig(_Section):
     executor: Literal["auto", "threads", "processes", "ray"] = "auto"
     #: attempts per page across devices when a device fails mid-trajectory
     max_attempts: int = Field(3, ge=1, le=20)
-    #: keep per-step screenshots and XML dumps in the trajectory folders
+    #: keep per-step XML dumps and screenshots in the trajectory folders (false: trajectory.json only)
     save_screens: bool = True
+    #: which screenshots are drawn/captured and saved: every_step (the report shows each step;
+    #: the demo sets this), final (the last screen only; cheap batch jobs) or none. An LLM judge
+    #: always gets every_step; an LLM predictor's screenshots are saved when it takes them
+    screenshots: Literal["every_step", "final", "none"] = "final"
+    #: saved screenshots are scaled by this (0.5: 540x1200 for a 1080x2400 phone); the trajectory
+    #: records the screen size, and coordinates stay in device pixels
+    screenshot_scale: float = Field(0.5, gt=0.0, le=1.0)
     #: route a page to ``sim:<world>`` when its query names a world (benchmarks)
     route_by_world: bool = True
     #: Ray executor: address of an existing cluster (None = local ``ray.init``)
@@ -129,3 +140,7 @@ class ExecutionConfig(_Section):
     #: extra context for the predictor, e.g. {"email": "TEST_ACCOUNT_EMAIL"}: names of
     #: environment variables, so that credential values never reach the manifest
     credentials_env: dict[str, str] = Field(default_factory=dict)
+
+    def screenshot_mode(self) -> str:
+        """``screenshots``, raised to every_step when an LLM judge will read each step's screen."""
+        return "every_step" if self.judge == "llm" else self.screenshots

@@ -51,6 +51,12 @@ class Device(ABC):
     def screenshot_png(self) -> bytes:
         """The current screen as PNG bytes."""
 
+    def screenshot_png_scaled(self, scale: float = 1.0) -> bytes:
+        """The screen as PNG scaled by ``scale`` (storage copies); coordinates stay in device pixels."""
+        from execution.screens import downscale_png
+
+        return downscale_png(self.screenshot_png(), scale)
+
     @abstractmethod
     def screen_size(self) -> tuple[int, int]:
         """(width, height) in pixels."""

@@ -187,6 +187,7 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         safety=parts.safety, proxy=parts.proxy, query=job.query,
         cycle_repeats=config.execution.agent.cycle_repeats,
         extra_context=extra_context(config),
+        screenshots=config.execution.screenshot_mode(), screenshot_scale=config.execution.screenshot_scale,
     )
     if traj.stop_reason == StopReason.DEVICE_ERROR:
         raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")
@@ -236,6 +237,7 @@ def device_opener(config: Any) -> Callable[[str], Any]:
             return open_device(
                 spec, adb_host=adb.adb_host, adb_port=adb.adb_port, reset=adb.reset,
                 snapshot_name=adb.snapshot_name, dump_retries=adb.dump_retries, timeout=adb.timeout_s,
+                skip_unchanged_dumps=adb.skip_unchanged_dumps,
             )
         return open_device(spec)
 

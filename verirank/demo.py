@@ -220,6 +220,8 @@ def _stage_execute(ctx: _Ctx) -> dict[str, Any]:
     # every worker starts on some world and re-opens its simulator on each page's own world
     cfg.execution.devices = [f"sim:{worlds[0]}"] * ctx.options.devices
     cfg.execution.route_by_world = True
+    if ctx.options.report:
+        cfg.execution.screenshots = "every_step"  # the report shows every step's screen
     return execute_run(ctx.out, cfg, progress=ctx.progress)
 
 

@@ -62,6 +62,11 @@ class SimDevice(Device):
         with self._lock:
             return self._sim().screenshot_png()
 
+    def screenshot_png_scaled(self, scale: float = 1.0) -> bytes:
+        """Drawn and scaled before encoding: one encode of the small image, not two."""
+        with self._lock:
+            return self._sim().screenshot_png(scale)
+
     def screen_size(self) -> tuple[int, int]:
         return self.simulator.screen_size()
 

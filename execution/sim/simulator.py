@@ -28,6 +28,7 @@ goals or state.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
@@ -102,6 +103,8 @@ class Simulator:
         #: laid-out windows by (screen, scroll, focus, values read): the same screen in the
         #: same situation is laid out once (this makes the world checker and benchmarks fast)
         self._window_cache: dict[tuple, Window] = {}
+        #: (window ids, scale) -> (windows, PNG): the last screenshots drawn (bounded LRU)
+        self._png_cache: OrderedDict[tuple, tuple[tuple[Window, ...], bytes]] = OrderedDict()
         self.reset()
 
     # ------------------------------------------------------------ labeller only
@@ -162,11 +165,25 @@ class Simulator:
             win.xml = dump(win.root)
         return win.xml
 
-    def screenshot_png(self) -> bytes:
-        """The screen as a PNG (status bar, windows, dialogs dimming their parent)."""
+    def screenshot_png(self, scale: float = 1.0) -> bytes:
+        """The screen as a PNG (status bar, windows, dialogs dimming their parent), ``scale`` x its size.
+
+        Laid-out windows are cached per situation, so the same windows mean the same
+        pixels: their PNG is kept (every page starts on the same screen, say)."""
         from execution.sim.render import render_png
 
-        return render_png(self)
+        windows = self.windows()
+        key = (tuple(id(w) for w in windows), scale)
+        hit = self._png_cache.get(key)
+        # the entry holds the windows themselves, so their ids cannot be reused while it lives
+        if hit is not None and all(a is b for a, b in zip(hit[0], windows)):
+            self._png_cache.move_to_end(key)
+            return hit[1]
+        png = render_png(self, scale=scale)
+        self._png_cache[key] = (tuple(windows), png)
+        while len(self._png_cache) > 64:
+            self._png_cache.popitem(last=False)
+        return png
 
     def screen_size(self) -> tuple[int, int]:
         return self.metrics.width, self.metrics.height
