@@ -243,11 +243,12 @@ def _bench_identity(bench: Path) -> dict[str, Any]:
 def pipeline_stages(bench: Path, until: str = "features", copy_pages_from: Optional[Path] = None) -> list[Any]:
     """The pipeline's stages over the benchmark: search -> fetch -> extract [-> execute -> features].
 
-    Fetch is the pipeline's fetcher with the benchmark's (fictional) hosts exempt
-    from the resolver check; every page is served by the benchmark's page cache
-    (``pipeline_config`` points ``extraction.fetch.cache_dir`` at it), and a page
-    missing from the cache still fails, it is never invented. Features carry no
-    labels: the experiments join them when they evaluate.
+    Fetch is the pipeline's fetcher over the benchmark's page cache
+    (``pipeline_config`` points ``extraction.fetch.cache_dir`` at it). The fetcher
+    looks in the cache before it resolves a host, so the benchmark's fictional
+    hosts (``*.example``) need no exemption; a page missing from the cache still
+    fails (connection error), it is never invented. Features carry no labels:
+    the experiments join them when they evaluate.
     """
     from execution.runner import ExecuteStage
     from extraction.pipeline import ExtractStage, FetchStage, SearchStage
@@ -260,7 +261,7 @@ def pipeline_stages(bench: Path, until: str = "features", copy_pages_from: Optio
                              _CopiedStage("fetch", copy_pages_from, ("pages.jsonl",))]
     else:
         stages = [SearchStage(bench / "queries.jsonl", bench / "serp.jsonl", inputs=_bench_identity(bench)),
-                  FetchStage(exempt_result_hosts=True)]
+                  FetchStage()]
     stages.append(ExtractStage())
     if until == "features":
         stages += [ExecuteStage(), FeaturesStage()]

@@ -33,9 +33,24 @@ from typing import Any, Callable, Optional
 from extraction.clean import clean_page
 from extraction.extractor import Extractor
 from extraction.ground import ground_steps
-from verirank_core.extraction_records import Extraction, ExtractionStatus, Page, Query, SearchResult
+from verirank_core.extraction_records import (
+    Extraction,
+    ExtractionStatus,
+    FetchStatus,
+    Page,
+    Query,
+    RejectedLine,
+    SearchResult,
+)
 from verirank_core.config import RunConfig
-from verirank_core.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
+from verirank_core.errors import (
+    ConfigError,
+    ExtractionError,
+    LLMError,
+    LLMOutputError,
+    SchemaError,
+    StoreError,
+)
 from verirank_core.registry import Registry
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
 
@@ -152,8 +167,11 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
                   encoder=None, progress: Progress = None) -> dict[str, int]:
     """Extract every page of ``DIR/pages.jsonl`` not yet in ``DIR/extraction.jsonl``.
 
-    Returns counts: pages, skipped (already done), one count per status,
-    steps (grounded, incl. recovered), recovered, dropped.
+    Pages ranked below ``top_n`` (fetch status ``beyond_top_n``) are not
+    extracted: they are counted as ``beyond_top_n`` and get no Extraction.
+
+    Returns counts: pages, skipped (already done), beyond_top_n, one count per
+    status, steps (grounded, incl. recovered), recovered, dropped.
     """
     from extraction.pagecache import PageCache
 
@@ -172,7 +190,8 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
         extractor = make_extractor(config, encoder=encoder)
     cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
 
-    counts: dict[str, int] = {"pages": len(pages), "skipped": 0, "steps": 0, "recovered": 0, "dropped": 0}
+    counts: dict[str, int] = {"pages": len(pages), "skipped": 0, "beyond_top_n": 0,
+                              "steps": 0, "recovered": 0, "dropped": 0}
     counts.update({s.value: 0 for s in ExtractionStatus})
 
     def work(page: Page) -> Extraction:
@@ -190,7 +209,11 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
     with JsonlAppender(run_dir / "extraction.jsonl", Extraction) as appender:
         todo = []
         for page in pages:
-            if appender.done(page.key()):
+            if page.status == FetchStatus.BEYOND_TOP_N:
+                counts["beyond_top_n"] += 1
+                if progress:
+                    progress(1)
+            elif appender.done(page.key()):
                 counts["skipped"] += 1
                 if progress:
                     progress(1)
@@ -224,54 +247,52 @@ def _count(counts: dict[str, int], rec: Extraction) -> None:
 
 def search_stage(run_dir: RunDir, config: RunConfig, queries_path: Path,
                  serp_path: Optional[Path] = None, progress: Progress = None) -> dict[str, int]:
-    """Read the queries into ``DIR/queries.jsonl`` and their results into ``DIR/serp.jsonl``."""
+    """Read the queries into ``DIR/queries.jsonl`` and their results into ``DIR/serp.jsonl``.
+
+    Lines of either file that cannot be used (malformed, duplicate key, a
+    SERP row of an unknown qid) go to ``DIR/rejected.jsonl`` with a reason
+    and are counted; only a file with no valid query at all stops the stage.
+    """
     from extraction.queries import load_queries
-    from extraction.search import make_backend, run_search
+    from extraction.search import SerpFileBackend, make_backend, run_search
 
     run_dir.ensure()
-    queries = load_queries(queries_path)
+    rejected: list[RejectedLine] = []
+    queries = load_queries(queries_path, rejected=rejected)
+    if rejected and not queries:
+        raise SchemaError(f"{queries_path}: no valid query; the first problem, line {rejected[0].line}: "
+                          f"{rejected[0].reason}")
     write_jsonl(run_dir / "queries.jsonl", queries)
-    backend = make_backend(config.extraction.search, serp_path)
+    backend = make_backend(config.extraction.search, serp_path, lenient=True)
+    if isinstance(backend, SerpFileBackend):
+        rejected += backend.rejected + backend.unknown_qids(q.qid for q in queries)
+    write_jsonl(run_dir / "rejected.jsonl", rejected)
+    for row in rejected:
+        log.warning("%s line %d rejected (%s): %s", row.source, row.line, row.status, row.reason)
     with JsonlAppender(run_dir / "serp.jsonl", SearchResult) as appender:
         counts = run_search(queries, backend, config.extraction.search.top_n, appender, progress=progress)
+    counts["rejected_queries"] = sum(r.source == "queries" for r in rejected)
+    counts["rejected_results"] = sum(r.source == "serp" for r in rejected)
     return counts
 
 
-def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *, session=None,
-                exempt_result_hosts: bool = False) -> dict[str, int]:
+def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *, session=None) -> dict[str, int]:
     """Fetch every result of ``DIR/serp.jsonl`` into ``DIR/pages.jsonl`` and the page cache.
 
-    ``session``: a requests session to fetch through (e.g. one that sends a
-    benchmark's hosts to its local server, or serves only the page cache).
-    ``exempt_result_hosts``: the results' own ``host:port`` skip the address
-    check of the URL guard (a benchmark's fictional hosts fail name resolution).
+    ``session``: a requests session to fetch through. The fetcher looks in the
+    page cache before it resolves a host, so a benchmark's pre-filled cache
+    serves its fictional hosts with no exemption from the URL guard.
     """
     from extraction.fetch import Fetcher
     from extraction.pagecache import PageCache
-    from extraction.urlguard import UrlGuard
 
     results = read_jsonl(_require(run_dir / "serp.jsonl", "run `verirank search` first"), SearchResult)
     fcfg = config.extraction.fetch
-    cache = PageCache.for_run(run_dir.path, fcfg.cache_dir)
-    guard = None
-    if exempt_result_hosts:
-        guard = UrlGuard(allow_private_hosts=fcfg.allow_private_hosts,
-                         exempt_hosts=frozenset(h for r in results for h in _host_ports(r.url)))
-    fetcher = Fetcher(fcfg, cache, session, guard=guard)
+    fetcher = Fetcher(fcfg, PageCache.for_run(run_dir.path, fcfg.cache_dir), session)
     with JsonlAppender(run_dir / "pages.jsonl", Page) as appender:
-        counts = fetcher.fetch_all(results, appender, progress=progress)
+        counts = fetcher.fetch_all(results, appender, progress=progress,
+                                   top_n=config.extraction.search.top_n)
     return counts
-
-
-def _host_ports(url: str) -> set[str]:
-    """``host:port`` of a URL: its explicit port, else both default ports."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if not host:
-        return set()
-    return {f"{host}:{parts.port}"} if parts.port else {f"{host}:80", f"{host}:443"}
 
 
 def extract_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *,
@@ -333,19 +354,19 @@ class FetchStage:
     name = "fetch"
     append_only = True
 
-    def __init__(self, session=None, exempt_result_hosts: bool = False):
-        self.session, self.exempt_result_hosts = session, exempt_result_hosts
+    def __init__(self, session=None):
+        self.session = session
 
     def fingerprint(self, cfg: RunConfig) -> Any:
         from verirank_core.stages import digest
 
-        return digest(cfg.extraction.fetch)
+        # where the page cache lives does not change the pages (the demo points it at a build's cache)
+        return digest(cfg.extraction.fetch.model_dump(mode="json", exclude={"cache_dir"}))
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress) -> dict[str, int]:
         bar = _bar(progress, run, "serp.jsonl", "fetch")
         try:
-            return fetch_stage(run, cfg, bar.update, session=self.session,
-                               exempt_result_hosts=self.exempt_result_hosts)
+            return fetch_stage(run, cfg, bar.update, session=self.session)
         finally:
             bar.close()
 

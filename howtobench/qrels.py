@@ -5,7 +5,8 @@ simulator of the query's world makes the goal predicate true, and the goal was
 false at the start. Replays are cached per (world, goal, sequence): many pages
 share a sequence.
 
-qrels file format (TREC): one line per judged page, ``qid 0 url grade``; read it back with
+qrels file format (TREC): one line per judged page, ``qid 0 docno grade``; the docno
+is the URL in the reversible encoding of verirank_core/docno.py. Read it back with
 :func:`ranking.metrics.read_qrels`, the one qrels reader.
 """
 
@@ -17,6 +18,7 @@ from typing import Iterable
 from phonesim.world import World
 from howtobench.replay import ReplayResult, replay
 from howtobench.tasks import Step
+from verirank_core.docno import encode_docno
 from verirank_core.errors import SchemaError
 from verirank_core.store import atomic_write_text
 
@@ -39,12 +41,10 @@ class ReplayCache:
 
 
 def format_qrels(rows: Iterable[tuple[str, str, int]]) -> str:
-    """``qid 0 url grade`` lines (URLs never contain spaces: they are percent-encoded)."""
+    """``qid 0 docno grade`` lines (ids encoded by :func:`encode_docno`)."""
     lines = []
     for qid, url, grade in rows:
-        if any(c.isspace() for c in qid + url):
-            raise SchemaError(f"qrels: qid {qid!r} / url {url!r} must not contain whitespace")
-        lines.append(f"{qid} 0 {url} {int(grade)}\n")
+        lines.append(f"{encode_docno(qid)} 0 {encode_docno(url)} {int(grade)}\n")
     return "".join(lines)
 
 

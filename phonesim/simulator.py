@@ -17,6 +17,9 @@ Phone-like rules it follows:
   swipe shorter than the touch slop is a tap (a long one is a long press).
 * ``input_text`` types into the focused EditText (a tap focuses it);
   ``enter`` runs the field's ``on_enter``.
+* A swipe down that starts on the status bar pulls down the notification
+  shade (``com.android.systemui``); its gear ("Settings") opens the Settings
+  app when the world has one; back, home or a swipe up fold it away.
 
 ``state`` and ``goal_satisfied`` are for the LABELLER ONLY: the agent and the
 judge see the phone through :class:`~verirank_core.device.Device` and never read
@@ -25,10 +28,21 @@ goals or state.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
-from phonesim.layout import Metrics, UINode, Window, layout_dialog, layout_launcher, layout_page, walk
+from phonesim.layout import (
+    Metrics,
+    UINode,
+    Window,
+    layout_dialog,
+    layout_launcher,
+    layout_page,
+    layout_shade,
+    walk,
+)
+from phonesim.settings import NAMESPACES, WORLD_NAMESPACE, decode, encode
 from phonesim.uixml import dump
 from phonesim.world import Effect, LauncherApp, Node, Screen, World
 from verirank_core.errors import WorldError
@@ -54,9 +68,11 @@ class Snapshot:
     tasks: tuple
     front: Optional[str]
     focus: Optional[str]
+    #: the notification shade is pulled down
+    shade: bool = False
 
     def key(self) -> tuple:
-        return (self.state, self.tasks, self.front, self.focus)
+        return (self.state, self.tasks, self.front, self.focus, self.shade)
 
 
 class Simulator:
@@ -95,6 +111,8 @@ class Simulator:
         #: laid-out windows by (screen, scroll, focus, values read): the same screen in the
         #: same situation is laid out once (this makes the world checker and benchmarks fast)
         self._window_cache: dict[tuple, Window] = {}
+        #: (window ids, scale) -> (windows, PNG): the last screenshots drawn (bounded LRU)
+        self._png_cache: OrderedDict[tuple, tuple[tuple[Window, ...], bytes]] = OrderedDict()
         self.reset()
 
     # ------------------------------------------------------------ labeller only
@@ -155,11 +173,25 @@ class Simulator:
             win.xml = dump(win.root)
         return win.xml
 
-    def screenshot_png(self) -> bytes:
-        """The screen as a PNG (status bar, windows, dialogs dimming their parent)."""
+    def screenshot_png(self, scale: float = 1.0) -> bytes:
+        """The screen as a PNG (status bar, windows, dialogs dimming their parent), ``scale`` x its size.
+
+        Laid-out windows are cached per situation, so the same windows mean the same
+        pixels: their PNG is kept (every page starts on the same screen, say)."""
         from phonesim.render import render_png
 
-        return render_png(self)
+        windows = self.windows()
+        key = (tuple(id(w) for w in windows), scale)
+        hit = self._png_cache.get(key)
+        # the entry holds the windows themselves, so their ids cannot be reused while it lives
+        if hit is not None and all(a is b for a, b in zip(hit[0], windows)):
+            self._png_cache.move_to_end(key)
+            return hit[1]
+        png = render_png(self, scale=scale)
+        self._png_cache[key] = (tuple(windows), png)
+        while len(self._png_cache) > 64:
+            self._png_cache.popitem(last=False)
+        return png
 
     def screen_size(self) -> tuple[int, int]:
         return self.metrics.width, self.metrics.height
@@ -200,6 +232,8 @@ class Simulator:
         self.step_count += 1
         action = {"back": lambda: self._back(use_override=True), "home": self._go_home,
                   "enter": self._enter}.get(str(name).lower())
+        if self._shade and str(name).lower() in ("back", "home"):
+            action = self._close_shade if str(name).lower() == "back" else self._go_home
         if action is not None:
             self._act(action)
 
@@ -214,12 +248,25 @@ class Simulator:
         self._act(lambda: self._launch(package, activity))
         return True
 
+    def force_stop(self, package: str) -> None:
+        """``am force-stop``: drop the app's back stack (the next launch starts it fresh).
+
+        Like on a phone, the app's state variables (its settings) are kept.
+        """
+        self._tasks.pop(package, None)
+        if self._front == package:
+            self._go_home()
+        self._changed()
+
     def reset(self, package: Optional[str] = None) -> None:
         """Initial state, no app running, home screen; then start ``package`` if given."""
         self._state: dict[str, Any] = self.world.initial_state()
         self._tasks: dict[str, list[_Frame]] = {}
         self._front: Optional[str] = None
         self._focus: Optional[str] = None
+        self._shade = False
+        #: settings put by clients that are not world variables: namespace -> key -> text
+        self._extra_settings: dict[str, dict[str, str]] = {ns: {} for ns in NAMESPACES}
         self.step_count = 0
         self._changed()
         if package is not None:
@@ -228,6 +275,38 @@ class Simulator:
                                  f"{self.world.name!r}")
             self.launch(package)
             self.step_count = 0
+
+    # ------------------------------------------------------------ settings provider
+
+    def settings_list(self, namespace: str) -> dict[str, str]:
+        """``settings list NAMESPACE``: key -> value text (see ``phonesim/settings.py``)."""
+        table = dict(self._settings_table(namespace))
+        if namespace == WORLD_NAMESPACE:
+            table.update({name: encode(spec, self._state[name]) for name, spec in self.world.state.items()})
+        return dict(sorted(table.items()))
+
+    def settings_put(self, namespace: str, key: str, value: str) -> None:
+        """``settings put``; ``ValueError`` when a world variable cannot hold ``value``."""
+        table = self._settings_table(namespace)
+        if namespace == WORLD_NAMESPACE and key in self.world.state:
+            self._state[key] = decode(self.world.state[key], value)
+            self._changed()
+        else:
+            table[key] = value
+
+    def settings_delete(self, namespace: str, key: str) -> int:
+        """``settings delete``: rows deleted; a world variable goes back to its initial value."""
+        table = self._settings_table(namespace)
+        if namespace == WORLD_NAMESPACE and key in self.world.state:
+            self._state[key] = self.world.state[key].initial
+            self._changed()
+            return 1
+        return 1 if table.pop(key, None) is not None else 0
+
+    def _settings_table(self, namespace: str) -> dict[str, str]:
+        if namespace not in self._extra_settings:
+            raise ValueError(f"invalid namespace {namespace!r} (use {', '.join(NAMESPACES)})")
+        return self._extra_settings[namespace]
 
     # ------------------------------------------------------------ save / restore
 
@@ -238,6 +317,7 @@ class Simulator:
             tasks=tuple((pkg, tuple((f.screen, f.scroll) for f in frames)) for pkg, frames in self._tasks.items()),
             front=self._front,
             focus=self._focus,
+            shade=self._shade,
         )
 
     def restore(self, snap: Snapshot) -> None:
@@ -246,6 +326,7 @@ class Simulator:
         self._tasks = {pkg: [_Frame(s, sc) for s, sc in frames] for pkg, frames in snap.tasks}
         self._front = snap.front
         self._focus = snap.focus
+        self._shade = snap.shade
         self._invalidate()
         # laid-out windows depend only on the snapshot: reuse them when restoring the same one twice
         if self._restored is not None and self._restored[0] is snap:
@@ -300,6 +381,13 @@ class Simulator:
         self._changed()
 
     def _layout(self) -> list[Window]:
+        wins = self._layout_app()
+        if self._shade:
+            settings = "com.android.settings" if "com.android.settings" in self._apps else None
+            wins.append(self._cached(("shade", settings), lambda: layout_shade(self.world, self.metrics, settings)))
+        return wins
+
+    def _layout_app(self) -> list[Window]:
         if not self._front:
             return [self._cached(("launcher",), lambda: layout_launcher(self.world, self._home_apps, self.metrics))]
         frames = self._stack
@@ -328,6 +416,12 @@ class Simulator:
 
     def _tap(self, x: int, y: int) -> None:
         win = self.window()
+        if win.kind == "shade":
+            node = _hit(win.root, x, y, lambda n: n.clickable)
+            if node is not None and node.enabled:
+                self._shade = False  # the shade folds away as the tapped thing opens
+                self._run(node.on_tap)
+            return
         if win.kind == "dialog" and not _inside(win.frame, x, y):
             if self._screens[win.screen_id].cancelable:
                 self._dismiss()
@@ -347,6 +441,8 @@ class Simulator:
 
     def _long_press(self, x: int, y: int) -> None:
         win = self.window()
+        if win.kind == "shade":
+            return
         if win.kind == "dialog" and not _inside(win.frame, x, y):
             return
         node = _hit(win.root, x, y, lambda n: n.long_clickable)
@@ -354,6 +450,14 @@ class Simulator:
             self._run(node.on_long)
 
     def _swipe(self, x1: int, y1: int, x2: int, y2: int) -> None:
+        # a swipe down that starts on the status bar pulls the notification shade down; up folds it away
+        if not self._shade and y1 <= self.metrics.status_bar and y2 - y1 >= self.metrics.dp(48):
+            self._shade = True
+            return
+        if self._shade:
+            if y1 - y2 >= self.metrics.dp(48):
+                self._shade = False
+            return
         win = self.window()
         if win.list_node is None or not self._front:
             return
@@ -455,12 +559,17 @@ class Simulator:
             del self._tasks[self._front]
             self._front = None
 
+    def _close_shade(self) -> None:
+        self._shade = False
+
     def _go_home(self) -> None:
         self._front = None
         self._focus = None
+        self._shade = False
 
     def _launch(self, package: str, activity: Optional[str]) -> None:
         self._focus = None
+        self._shade = False
         self._front = package
         if package in self._tasks:
             return  # resume where the user left it

@@ -7,9 +7,9 @@ What it does, stage by stage (each writes plain files into the output folder
 inputs       copy the benchmark's queries, original ranking and qrels into ``OUT/input/``
              (optionally a few queries only) and ``OUT/qrels.txt``
 search       ``OUT/queries.jsonl``, ``OUT/serp.jsonl`` (the original order)
-fetch        serve the benchmark's static site on 127.0.0.1 and fetch every result
-             through it: the page URLs stay as published (``https://HOST/...``); only
-             this run's HTTP session sends those hosts to the local server
+fetch        the real fetcher over the build's pre-filled page cache (``DATA/cache/pages``):
+             the page URLs stay as published (``https://HOST/...``) and every one is a
+             cache hit, so no request is sent
 extract      heuristic extractor + grounding -> ``OUT/extraction.jsonl``
 execute      two simulator devices in parallel; each query's ``world`` picks
              ``sim:<world>`` -> ``OUT/execution.jsonl``, ``OUT/trajectories/``
@@ -25,8 +25,9 @@ report       ``OUT/report.html`` + ``OUT/assets/``
 The stages are stage objects run by the one runner
 (:func:`verirank_core.stages.run_stages`); search, extract, execute, features
 and rerank are the pipeline's own stages, fetch is the pipeline's fetcher
-with a session that sends the benchmark's hosts to its local site, execute
-is run on the queries' simulator worlds, features attach the qrels labels.
+over the build's pre-filled page cache, execute is run on the queries'
+simulator worlds (every step's screenshot kept when a report is written),
+features attach the qrels labels.
 Re-running the same command reuses every finished stage (``OUT/manifest.json``
 logs them with a fingerprint of their settings); a stage interrupted halfway
 resumes where it stopped. A stage runs again when an earlier stage ran again
@@ -41,7 +42,6 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
-from urllib.parse import urlsplit
 
 from verirank_core.extraction_records import Query, SearchResult
 from verirank_core.config import RunConfig
@@ -75,7 +75,7 @@ class DemoOptions:
     """What ``verirank demo`` was asked to do."""
 
     out: Path = DEFAULT_OUT
-    #: a HowToBench folder: queries.jsonl, serp.jsonl, qrels.txt, site/
+    #: a HowToBench folder: queries.jsonl, serp.jsonl, qrels.txt, cache/pages/
     data: Path = SMALL_DATA
     #: train on the pre-training set (True) or load ``model_dir`` (False)
     train: bool = True
@@ -128,7 +128,8 @@ def select_queries(queries: list[Query], n: Optional[int]) -> list[Query]:
 
 
 def _check_data(data: Path) -> None:
-    missing = [name for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "site") if not (data / name).exists()]
+    missing = [name for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "cache/pages")
+               if not (data / name).exists()]
     if missing:
         hint = ("build it with `verirank howtobench build`" if data == FULL_DATA
                 else "build one with `verirank howtobench build --small --out DIR` and pass it")
@@ -169,64 +170,14 @@ class InputsStage:
                 "relevant": sum(g > 0 for docs in qrels.values() for g in docs.values())}
 
 
-def _site_session(server: Any, hosts: set[str]) -> Any:
-    """A requests session that sends ``https://HOST/...`` of ``hosts`` to the local site server.
-
-    Adapters mounted for a longer URL prefix win over the fetcher's own ones,
-    so only these hosts are redirected; every other URL is fetched as usual.
-    """
-    import requests
-    from requests.adapters import HTTPAdapter
-
-    class SiteAdapter(HTTPAdapter):
-        def send(self, request, **kwargs):  # type: ignore[override]
-            request.url = server.url_for(request.url)
-            return super().send(request, **kwargs)
-
-    session = requests.Session()
-    adapter = SiteAdapter()
-    for host in sorted(hosts):
-        for scheme in ("http", "https"):
-            session.mount(f"{scheme}://{host}/", adapter)
-    return session
-
-
-class SiteFetchStage:
-    """``fetch``: the pipeline's fetcher, through a session that sends the benchmark's hosts to its local site.
-
-    The page URLs stay as published (``https://HOST/...``); the hosts do not
-    exist in DNS, so they are exempt from the resolver check of the URL guard.
-    """
-
-    name = "fetch"
-    append_only = True
-
-    def __init__(self, site: Path):
-        self.site = site
-
-    def fingerprint(self, cfg: RunConfig) -> Any:
-        from extraction.pipeline import FetchStage
-
-        return FetchStage().fingerprint(cfg)
-
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
-        from extraction.pipeline import FetchStage
-        from howtobench.site import SiteServer
-
-        hosts = {urlsplit(r.url).hostname or "" for r in read_jsonl(run / "serp.jsonl", SearchResult)} - {""}
-        with SiteServer(self.site) as server:
-            counts = FetchStage(_site_session(server, hosts), exempt_result_hosts=True)(run, cfg, progress)
-        return {**counts, "site": str(self.site)}
-
-
 class SimExecuteStage:
     """``execute``: stage 2 on simulators, each page on its query's world, ``devices`` in parallel."""
 
     name = "execute"
     append_only = True
 
-    def __init__(self, devices: int, data: Path):
-        self.devices, self.data = devices, data
+    def __init__(self, devices: int, data: Path, report: bool = False):
+        self.devices, self.data, self.report = devices, data, report
 
     def fingerprint(self, cfg: RunConfig) -> Any:
         from execution.runner import ExecuteStage
@@ -243,6 +194,8 @@ class SimExecuteStage:
         # every worker starts on some world and re-opens its simulator on each page's own world
         cfg.execution.devices = [f"sim:{worlds[0]}"] * self.devices
         cfg.execution.route_by_world = True
+        if self.report:
+            cfg.execution.screenshots = "every_step"  # the report shows every step's screen
         return ExecuteStage()(run, cfg, progress)
 
 
@@ -414,16 +367,16 @@ class ReportStage:
 
 def demo_stages(options: DemoOptions) -> list[Stage]:
     """The demo's stages in order: the pipeline's stages, swapped where the demo differs, plus its own."""
-    from extraction.pipeline import ExtractStage, SearchStage
+    from extraction.pipeline import ExtractStage, FetchStage, SearchStage
     from ranking.pipeline import FeaturesStage, RerankStage
 
     out = Path(options.out)
     stages: list[Stage] = [
         InputsStage(options),
         SearchStage(out / "input" / "queries.jsonl", out / "input" / "serp.jsonl"),
-        SiteFetchStage(options.data / "site"),
+        FetchStage(),
         ExtractStage(),
-        SimExecuteStage(options.devices, options.data),
+        SimExecuteStage(options.devices, options.data, report=options.report),
         FeaturesStage(qrels=out / "qrels.txt"),
         ModelStage(options),
         RerankStage(model=_model_dir(options)),
@@ -450,6 +403,9 @@ def run_demo(options: DemoOptions, config: RunConfig, *, progress: Optional[Prog
     if options.devices < 1:
         raise ConfigError(f"--devices must be at least 1 (got {options.devices})")
     run = RunDir(options.out).ensure()
+    # a HowToBench build ships its pages in a pre-filled page cache: fetch and extract read it
+    config = config.model_copy(deep=True)
+    config.extraction.fetch.cache_dir = str((options.data / "cache" / "pages").resolve())
     outcomes = run_stages(run, config, demo_stages(options), pipeline=PIPELINE, progress=progress or null_progress,
                           echo=echo, reuse=True, hint="give another --out, or --fresh to start over")
     summary = read_json(run.path / "summary.json")

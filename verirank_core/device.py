@@ -35,6 +35,26 @@ class DeviceInfo:
     app_versions: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SettingsSnapshot:
+    """Every setting of a device at one moment: namespace -> key -> value text."""
+
+    values: dict[str, dict[str, str]]
+
+
+@dataclass
+class RestoreReport:
+    """What a restore did; ``failed`` names the keys the device refused to restore."""
+
+    restored: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> int:
+        return len(self.restored) + len(self.deleted)
+
+
 class Device(ABC):
     """A phone, real or simulated. Methods raise ``DeviceError`` on failure."""
 
@@ -48,6 +68,14 @@ class Device(ABC):
     @abstractmethod
     def screenshot_png(self) -> bytes:
         """The current screen as PNG bytes."""
+
+    def screenshot_png_scaled(self, scale: float = 1.0) -> Optional[bytes]:
+        """The screen as PNG scaled by ``scale``, for a device that can draw it scaled itself.
+
+        None (the default) means the caller scales :meth:`screenshot_png`
+        (``verirank_core.screens.scaled_screenshot``). Coordinates stay in device pixels.
+        """
+        return None
 
     @abstractmethod
     def screen_size(self) -> tuple[int, int]:
@@ -82,6 +110,18 @@ class Device(ABC):
     @abstractmethod
     def reset(self, package: Optional[str] = None) -> None:
         """Return to a clean start state (app data cleared, home screen or app start)."""
+
+    def snapshot_settings(self) -> Optional[SettingsSnapshot]:
+        """The device's settings before a page (see ``verirank_core/isolation.py``).
+
+        None means the device has nothing a page could leave behind; the
+        default, for devices that reset everything in ``reset()``.
+        """
+        return None
+
+    def restore_settings(self, snapshot: SettingsSnapshot, ignore: tuple[str, ...] = ()) -> RestoreReport:
+        """Put back every setting that changed since ``snapshot``; ``ignore`` lists ``NS/KEY`` to leave."""
+        return RestoreReport()
 
     def close(self) -> None:
         """Release connections; the default does nothing."""

@@ -2,45 +2,35 @@
 
 Two signals, cheapest first:
 
-* **lexical**: normalised equality (1.0), equal word sets (0.97), whole-phrase
+* **lexical**: normalised equality (1.0; Unicode variants, case, "&"/"and" and
+  plurals do not count, see ``verirank_core.text``), equal word sets (0.97), whole-phrase
   containment (0.75-0.95), word overlap (up to 0.8);
 * **semantic**: MiniLM cosine similarity (``verirank_core.embed``), consulted only
   when no control matches lexically with >= ``strong`` (0.9), scaled by 0.92
   so an exact word match always wins a tie.
 
-Label embeddings are cached by the shared encoder, so a screen seen twice
-costs no model call. Model time is returned separately so the agent can
+Label embeddings are cached by the shared encoder (an LRU shared by the
+predictor and the judge), so a label seen before costs no model call, and
+lexical scores are memoised per (phrase, label) pair. Model time is returned separately so the agent can
 report its own overhead without it.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional, Sequence
 
 from execution.distill import Control
+from verirank_core.text import normalise
 
 __all__ = ["normalise", "lexical_score", "Matcher", "Match"]
 
-_HYPHENS = str.maketrans({"‐": "-", "‑": "-", "–": "-", "—": "-", "’": "'", "‘": "'"})
-_PUNCT_RE = re.compile(r"[^\w\s]")
 _STOP = frozenset({
     "the", "a", "an", "your", "my", "on", "of", "to", "for", "in", "option", "options", "button",
     "menu", "item", "entry", "icon", "and", "or", "is", "it",
 })
-
-
-@lru_cache(maxsize=8192)
-def normalise(text: str) -> str:
-    """Lower-case, unify hyphens, ``Wi-Fi`` -> ``wifi``, ``&`` -> ``and``, drop punctuation."""
-    t = text.translate(_HYPHENS).lower()
-    t = re.sub(r"(?<=\w)-(?=\w)", "", t)  # wi-fi -> wifi, e-mail -> email
-    t = t.replace("&", " and ")
-    t = _PUNCT_RE.sub(" ", t)
-    return " ".join(t.split())
 
 
 def _stem(word: str) -> str:
@@ -51,17 +41,22 @@ def _stem(word: str) -> str:
     return word
 
 
+def _stems(normalised: str) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in normalised.split())
+
+
 @lru_cache(maxsize=8192)
 def _tokens(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in normalise(text).split() if w not in _STOP)
 
 
+@lru_cache(maxsize=65536)
 def lexical_score(target: str, label: str) -> float:
     """How well ``label`` spells ``target``, in [0, 1]."""
     t, l = normalise(target), normalise(label)
     if not t or not l:
         return 0.0
-    if t == l:
+    if t == l or _stems(t) == _stems(l):
         return 1.0
     tt, lt = _tokens(target), _tokens(label)
     if tt and tt == lt:

@@ -26,6 +26,7 @@ from ranking.features import (
     match_position, query_term_ratio, screen_ratios, spread, write_feature_files, attach_labels,
 )
 from ranking.terms import ACTION_VERBS, STOPWORDS, content_terms, stem
+from verirank_core import llm
 from verirank_core.config import load_config
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.store import atomic_write_text, read_parquet
@@ -207,7 +208,6 @@ def test_f2_embedding_is_clipped_cosine_and_prefers_the_relevant_page(encoder):
 
 
 def test_f2_llm_score_goes_through_the_real_client(tmp_path):
-    llm = pytest.importorskip("verirank_core.llm")
     from support_scripted_llm import ScriptedLLMServer, request_text
 
     q, ext, exe, traj = _worked(tmp_path)
@@ -381,7 +381,6 @@ def test_keyword_selection_by_document_frequency():
 
 
 def test_llm_relevance_from_config_in_the_table(tmp_path):
-    pytest.importorskip("verirank_core.llm")
     from support_scripted_llm import ScriptedLLMServer, request_text
 
     run = runs.make_run(tmp_path / "run")
