@@ -72,6 +72,16 @@ def _peak_rss_gb() -> dict[str, float]:
             "children": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / kib, 3)}
 
 
+def _stage_seconds(out: Path) -> dict[str, float]:
+    """Seconds per stage of a demo folder: the manifest's stage log (the last entry of each stage),
+    or ``demo.json`` for code from before the one runner (issue 10), e.g. ``--before``."""
+    if (out / "demo.json").exists():
+        state = json.loads((out / "demo.json").read_text())
+        return {name: round(s["seconds"], 2) for name, s in state["stages"].items()}
+    log = json.loads((out / "manifest.json").read_text()).get("stages", [])
+    return {e["stage"]: round(e["seconds"], 2) for e in log if e.get("seconds") is not None}
+
+
 # --- 1. the demo --------------------------------------------------------------------------------
 
 def bench_demo(tmp: Path, quick: bool, code: Path = ROOT, name: str = "demo") -> dict[str, Any]:
@@ -84,8 +94,7 @@ def bench_demo(tmp: Path, quick: bool, code: Path = ROOT, name: str = "demo") ->
     wall = time.perf_counter() - started
     if done.returncode:
         raise SystemExit(f"verirank demo failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    state = json.loads((out / "demo.json").read_text())
-    stages = {name: round(s["seconds"], 2) for name, s in state["stages"].items()}
+    stages = _stage_seconds(out)
     trajs = list(out.glob("trajectories/**/trajectory.json"))
     steps = [s for t in trajs for s in json.loads(t.read_text())["steps"]]
     with_shot = sum(1 for s in steps if s.get("screenshot"))
@@ -116,10 +125,8 @@ def run_job(data: Path, out: Path, queries: int, pages_per_query: int, executor:
     started = time.perf_counter()
     run_demo(options, config, echo=lambda line: None)
     wall = time.perf_counter() - started
-    state = json.loads((out / "demo.json").read_text())
     pages = sum(1 for _ in (out / "serp.jsonl").open())
-    return {"pages": pages, "wall_s": round(wall, 2),
-            "stages": {name: round(s["seconds"], 2) for name, s in state["stages"].items()}}
+    return {"pages": pages, "wall_s": round(wall, 2), "stages": _stage_seconds(out)}
 
 
 # --- 3. stage 2 variants -----------------------------------------------------------------------------
@@ -190,13 +197,14 @@ def summarise(out: Path, wall: float) -> dict[str, Any]:
     }
 
 
+#: run by the code of BEFORE_REF, which has the layout from before issue 10 (not rewritten on purpose)
 _BEFORE_STAGE2 = """
 import json, sys, time
 from pathlib import Path
-from verirank_core.embed import default_encoder
+from verirank.embed import default_encoder
 default_encoder().encode(["warm up"])  # the model loaded before the clock, as in the variants
 from execution.runner import execute_run
-from verirank_core.config import load_config
+from verirank.config import load_config
 cfg = load_config(overrides=[{"execution": {"devices": [sys.argv[2]] * int(sys.argv[3]), "route_by_world": True}}])
 started = time.perf_counter()
 execute_run(Path(sys.argv[1]), cfg)
