@@ -103,24 +103,34 @@ class HeuristicJudge(Judge):
 
     name = "heuristic"
 
-    def __init__(self, navigation_only_cap: float = 0.5, match_threshold: float = 0.62, use_embeddings: bool = True):
+    def __init__(self, navigation_only_cap: float = 0.5, match_threshold: float = 0.62, use_embeddings: bool = True,
+                 use_knowledge: bool = False):
         self.navigation_only_cap = navigation_only_cap
         self.match_threshold = match_threshold
         self.use_embeddings = use_embeddings
+        #: read the query's target through the world's knowledge cards (never its goals)
+        self.use_knowledge = use_knowledge
 
     @classmethod
     def from_config(cls, cfg: Any) -> "HeuristicJudge":
         agent = getattr(cfg, "agent", cfg)
         return cls(navigation_only_cap=agent.judge.navigation_only_cap,
                    match_threshold=agent.heuristic.match_threshold,
-                   use_embeddings=agent.heuristic.use_embeddings)
+                   use_embeddings=agent.heuristic.use_embeddings,
+                   use_knowledge=agent.judge.use_knowledge)
 
     def __repr__(self) -> str:
-        return f"HeuristicJudge(navigation_only_cap={self.navigation_only_cap})"
+        return (f"HeuristicJudge(navigation_only_cap={self.navigation_only_cap}, "
+                f"use_knowledge={self.use_knowledge})")
 
     def judge(self, trajectory: Trajectory, run_dir_for_files: Optional[Path] = None) -> JudgeResult:
         traj = trajectory
         matcher = Matcher(self.use_embeddings)
+        self._kb = None
+        if self.use_knowledge:
+            from execution.knowledge.cards import knowledge_for_world
+
+            self._kb = knowledge_for_world(traj.world)
         screens = [_Screen.of_step(r) for r in traj.steps]
         final = _Screen.final(traj)
 
@@ -136,14 +146,20 @@ class HeuristicJudge(Judge):
             records = [(k, r) for k, r in enumerate(traj.steps) if r.step_index == i]
             row["acted"] = any(r.ok and not r.deviation for _, r in records)
             done = [(k, r) for k, r in records if r.step_done]
+            last_intent = intents[-1] if intents else None
             if intents and done:
                 k, rec = done[-1]
                 row["done"] = True
-                row["effect"] = self._effect(intents[-1], rec, screens[k], after(k), traj, matcher)
+                last_intent = self._as_toggle(last_intent, rec, screens[k]) or last_intent
+                row["effect"] = self._effect(last_intent, rec, screens[k], after(k), traj, matcher)
+                row["control"] = rec.action.target_label
+                row["screen"] = screens[k].title
+                if rec.deviation_kind:
+                    row["deviation"] = rec.deviation_kind
             if intents:
                 n_actionable += 1
                 n_ok += int(row["done"] and row["effect"])
-                row["kind"] = intents[-1].kind
+                row["kind"] = last_intent.kind
                 last_actionable = row
             detail.append(row)
 
@@ -156,6 +172,31 @@ class HeuristicJudge(Judge):
         return JudgeResult(score=round(float(score), 4), detail=detail, name=self.name)
 
     # --- one step's effect ------------------------------------------------------------
+
+    @staticmethod
+    def _as_toggle(intent: Intent, rec: StepRecord, before: _Screen) -> Optional[Intent]:
+        """A tap on a switch row is a toggle (the person sees the switch flip)."""
+        if intent.kind != "tap" or rec.noop or rec.action.type.value != "click" or not rec.action.target_label:
+            return None
+        c = next((c for c in before.controls if c.label == rec.action.target_label), None)
+        if c is None or c.checked is None:
+            return None
+        return Intent("toggle", target=c.label)
+
+    def _names(self, target: str) -> list[str]:
+        """``target`` and this device's titles for it (knowledge cards)."""
+        names = [target] if target else []
+        kb = getattr(self, "_kb", None)
+        if kb is not None and target:
+            names += [t for t in kb.titles(target) if t not in names]
+        return names
+
+    def _related(self, names: list[str], label: str, matcher: Matcher) -> bool:
+        if not label:
+            return False
+        if any(lexical_score(n, label) >= 0.75 or lexical_score(label, n) >= 0.75 for n in names):
+            return True
+        return any(matcher.best(n, [_titled(label)], max(self.match_threshold, 0.75)) for n in names)
 
     def _find(self, target: str, screen: Optional[_Screen], matcher: Matcher, checkable: bool = False) -> Optional[Control]:
         if screen is None or not target:
@@ -220,18 +261,37 @@ class HeuristicJudge(Judge):
             return False, "the page's last step (a change) did not take effect"
         return False, "the page's last step only navigates; nothing was changed or shown as asked"
 
+    @staticmethod
+    def _last_change(traj: Trajectory, screens: list[_Screen]) -> Optional[tuple[str, str]]:
+        """(control label, screen title) of the last action that flipped a switch, if any."""
+        for k in range(len(traj.steps) - 1, -1, -1):
+            r = traj.steps[k]
+            if r.ok and not r.noop and r.action.target_label:
+                c = next((c for c in screens[k].controls if c.label == r.action.target_label), None)
+                if c is not None and c.checked is not None:
+                    return c.label, screens[k].title
+        return None
+
     def _query_satisfied(self, q: Intent, traj: Trajectory, screens: list[_Screen], final: Optional[_Screen],
                          matcher: Matcher) -> tuple[Optional[bool], str]:
         """True/False when the final screen answers the query; None when it cannot tell."""
         if final is None:
             return False, "no final screen recorded"
         target = q.target or q.value or ""
+        names = self._names(target)
         if q.kind == "toggle":
-            c = self._find(target, final, matcher, checkable=True)
-            if c is None and final.title and matcher.best(target, [_titled(final.title)], self.match_threshold):
-                # on the target's own screen ("Dark theme" for "dark mode"): its switch is named after the title
-                c = self._find(final.title, final, matcher, checkable=True)
+            c = next((x for n in names for x in [self._find(n, final, matcher, checkable=True)] if x), None)
+            if c is None and final.title and self._related(names, final.title, matcher):
+                # on the target's own screen ("Dark mode" > "Manual"): its main switch
+                c = self._find(final.title, final, matcher, checkable=True) or next(
+                    (x for x in final.controls if x.checked is not None), None)
             if c is None:
+                # the control the page's own last change named, if it is what the query asks about
+                last = self._last_change(traj, screens)
+                if last is not None:
+                    label, title = last
+                    if not (self._related(names, label, matcher) or self._related(names, title, matcher)):
+                        return False, f"the page changed {label!r}, not {target!r}"
                 # no switch to read (e.g. a "Device theme: Dark" choice): judge the page's own steps
                 return None, f"no switch like {target!r} on the final screen"
             if q.state is None:
