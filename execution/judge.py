@@ -137,6 +137,7 @@ class HeuristicJudge(Judge):
         def after(k: int) -> Optional[_Screen]:
             return screens[k + 1] if k + 1 < len(screens) else final
 
+        undone = self._undone(traj, screens, after)
         detail: list[dict[str, Any]] = []
         n_actionable = n_ok = 0
         last_actionable: Optional[dict[str, Any]] = None
@@ -152,6 +153,10 @@ class HeuristicJudge(Judge):
                 row["done"] = True
                 last_intent = self._as_toggle(last_intent, rec, screens[k]) or last_intent
                 row["effect"] = self._effect(last_intent, rec, screens[k], after(k), traj, matcher)
+                if i in undone:
+                    # the agent went back past this step's screen and never redid it: the page's
+                    # own route did not lead on (an outdated or wrong step), whatever came later
+                    row["effect"], row["undone"] = False, True
                 row["control"] = rec.action.target_label
                 row["screen"] = screens[k].title
                 if rec.deviation_kind:
@@ -172,6 +177,33 @@ class HeuristicJudge(Judge):
         return JudgeResult(score=round(float(score), 4), detail=detail, name=self.name)
 
     # --- one step's effect ------------------------------------------------------------
+
+    @staticmethod
+    def _undone(traj: Trajectory, screens: list[_Screen], after: Callable[[int], Optional[_Screen]]) -> set[int]:
+        """Steps whose forward tap a later deviation *back* undid and nothing redid.
+
+        Forward taps (screen changed) are stacked by the step they served; a back press
+        the page did not ask for (search, reflection, UI-map) pops one and marks its step
+        undone; the step is redone when a later tap for it completes it or is a reflection
+        retry (which taps the runner-up the page's words name as well).
+        """
+        stack: list[int] = []
+        undone: set[int] = set()
+        for k, r in enumerate(traj.steps):
+            if not r.ok or r.noop or r.step_index is None:
+                continue
+            kind = r.action.type.value
+            if kind == "click":
+                nxt = after(k)
+                if nxt is not None and nxt.signature and nxt.signature != screens[k].signature:
+                    if r.step_done or r.deviation_kind == "reflection":
+                        undone.discard(r.step_index)
+                    stack.append(r.step_index)
+            elif kind == "back" and stack:
+                j = stack.pop()
+                if r.deviation:
+                    undone.add(j)
+        return undone
 
     @staticmethod
     def _as_toggle(intent: Intent, rec: StepRecord, before: _Screen) -> Optional[Intent]:

@@ -259,9 +259,11 @@ class HeuristicPredictor(ActionPredictor):
                 result.action.rationale = "; ".join(notes + [result.action.rationale])
             if result.done:
                 st.pending = st.pos + 1
+            retry = st.reflection.pop("retry_step", None)
             return Prediction(
                 action=result.action,
-                step_index=ctx.step_index,
+                # a reflection retry redoes an earlier step: it is recorded under that step
+                step_index=ctx.step_index if retry is None else retry,
                 advance=result.done and st.pos + 1 == len(intents),
                 deviation=result.deviation,
                 deviation_kind=result.kind if result.deviation else None,
@@ -517,20 +519,8 @@ class HeuristicPredictor(ActionPredictor):
             result.deviation, result.kind = True, DeviationKind.KNOWLEDGE.value
             result.action.rationale = f"{note}; {result.action.rationale}"
             return result
-        if before:
-            return None
-        # not on screen: follow the card's path (screen titles from home) one tap further
-        for card in cards:
-            path = list(card.path)
-            here = next((i for i, t in enumerate(path) if ui.title and lexical_score(t, ui.title) >= 0.9), -1)
-            for hop in reversed(path[here + 1:]):
-                c = self._visible(hop, ui)
-                if c is not None:
-                    st.renamed = (card.title, card.source)
-                    return _Act(_control_action(ActionType.CLICK, c,
-                                                f"knowledge card: {target!r} is {card.title!r} under "
-                                                f"{' > '.join(path)} on this device ({card.source}): open {c.label!r}"),
-                                done=False, control_id=c.id, deviation=True, kind=DeviationKind.KNOWLEDGE.value)
+        # A card's title that is not on screen is not followed into menus the page does not
+        # name (docs/agent.md, "verified"); the UI map (use_ui_map) may route there instead.
         return None
 
     def _next_target(self, ctx: PredictContext) -> Optional[str]:
@@ -596,9 +586,12 @@ class HeuristicPredictor(ActionPredictor):
             avoid = normalise(r.get("avoid") or "")
             ranked = [m for m in matcher.rank(prev_target, ctx.ui.controls)
                       if normalise(m.control.label) != avoid and m.control.role != "scrollable"]
-            if ranked and ranked[0].score >= 0.5 * self.match_threshold + 0.2:
+            if ranked and ranked[0].score >= self.match_threshold:
+                # the page's words fit the runner-up as well as the first pick: the agent erred,
+                # not the page (the judge credits the retry only at this threshold)
                 c = ranked[0].control
                 st.search = {}
+                st.reflection["retry_step"] = prev
                 return _Act(_control_action(ActionType.CLICK, c,
                                             f"reflection: retry step {prev + 1} ({prev_target!r}) with "
                                             f"{c.label!r} instead of {r.get('avoid')!r}"),
