@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from execution.distill import Control, control_from_json
-from execution.predict.match import Matcher, lexical_score, normalise
+from execution.predict.match import Matcher, _tokens, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
 from execution.records import StepRecord, StopReason, Trajectory
 from verirank.errors import ConfigError
@@ -151,7 +151,7 @@ class HeuristicJudge(Judge):
             if intents and done:
                 k, rec = done[-1]
                 row["done"] = True
-                last_intent = self._as_toggle(last_intent, rec, screens[k]) or last_intent
+                last_intent = self._as_toggle(last_intent, rec, screens[k], after(k)) or last_intent
                 row["effect"] = self._effect(last_intent, rec, screens[k], after(k), traj, matcher)
                 if i in undone:
                     # the agent went back past this step's screen and never redid it: the page's
@@ -206,10 +206,12 @@ class HeuristicJudge(Judge):
         return undone
 
     @staticmethod
-    def _as_toggle(intent: Intent, rec: StepRecord, before: _Screen) -> Optional[Intent]:
-        """A tap on a switch row is a toggle (the person sees the switch flip)."""
+    def _as_toggle(intent: Intent, rec: StepRecord, before: _Screen, after_screen: Optional[_Screen]) -> Optional[Intent]:
+        """A tap on a switch row that stays on its screen is a toggle (the person sees the switch flip)."""
         if intent.kind != "tap" or rec.noop or rec.action.type.value != "click" or not rec.action.target_label:
             return None
+        if after_screen is None or after_screen.title != before.title:
+            return None  # the row opened its own page (Wi-Fi, Bluetooth): a navigation
         c = next((c for c in before.controls if c.label == rec.action.target_label), None)
         if c is None or c.checked is None:
             return None
@@ -223,12 +225,45 @@ class HeuristicJudge(Judge):
             names += [t for t in kb.titles(target) if t not in names]
         return names
 
-    def _related(self, names: list[str], label: str, matcher: Matcher) -> bool:
+    def _related(self, names: list[str], label: str, matcher: Matcher, title: bool = False) -> bool:
+        """Does ``label`` (a control, or a screen ``title``) name what the query asks about?
+
+        Near-equal spelling; or (controls only) every query word starts a word of the label
+        ("auto sync" / "Automatically sync app data") or half the words in common ("Use 24-hour
+        time" / "Use 24-hour format"); or close in meaning (MiniLM).
+        """
         if not label:
             return False
-        if any(lexical_score(n, label) >= 0.75 or lexical_score(label, n) >= 0.75 for n in names):
-            return True
-        return any(matcher.best(n, [_titled(label)], max(self.match_threshold, 0.75)) for n in names)
+        for n in names:
+            if lexical_score(n, label) >= 0.9 or lexical_score(label, n) >= 0.9:
+                return True
+            a, b = _tokens(n), _tokens(label)
+            if not title and a and b:
+                if len(a & b) / len(a | b) >= 0.5 or all(any(w.startswith(x) for w in b) for x in a):
+                    return True
+        return any(matcher.best(n, [_titled(label)], 0.6) for n in names)
+
+    def _page_control(self, names: list[str], traj: Trajectory, screens: list[_Screen], final: _Screen,
+                      matcher: Matcher) -> tuple[Optional[Control], Optional[str]]:
+        """The switch the page's own last change flipped, on the final screen, when it is what the query names.
+
+        Returns (control, None), or (None, why) when the page changed something else, or (None, None).
+        """
+        last = self._last_change(traj, screens)
+        if last is None:
+            return None, None
+        label, title = last
+        if any(lexical_score(n, label) >= 0.9 or (title and lexical_score(n, title) >= 0.9) for n in names):
+            related = True  # the switch itself, or the main switch of the asked setting's own screen
+        elif any(lexical_score(n, c.label) >= 0.9 and c.label != label and c.checked is not None
+                 for s in [*screens, final] for c in s.controls for n in names):
+            related = False  # the query's own switch was on screen, and the page flipped another
+        else:
+            related = self._related(names, label, matcher) or self._related(names, title, matcher, title=True)
+        if not related:
+            return None, f"the page changed {label!r}, not {names[0]!r}"
+        c = next((x for x in final.controls if x.label == label and x.checked is not None), None)
+        return c, None
 
     def _find(self, target: str, screen: Optional[_Screen], matcher: Matcher, checkable: bool = False) -> Optional[Control]:
         if screen is None or not target:
@@ -300,7 +335,7 @@ class HeuristicJudge(Judge):
             r = traj.steps[k]
             if r.ok and not r.noop and r.action.target_label:
                 c = next((c for c in screens[k].controls if c.label == r.action.target_label), None)
-                if c is not None and c.checked is not None:
+                if c is not None and c.checked is not None and c.role in ("switch", "checkbox"):
                     return c.label, screens[k].title
         return None
 
@@ -311,19 +346,22 @@ class HeuristicJudge(Judge):
             return False, "no final screen recorded"
         target = q.target or q.value or ""
         names = self._names(target)
+        # the page's own last change, read first: "Auto-sync" pages flip one of three similar switches
+        own, other = self._page_control(names, traj, screens, final, matcher)
+        if other is not None and q.kind in ("toggle", "tap", "open"):
+            return False, other
+        if q.kind in ("tap", "open") and own is None:
+            sw = next((x for n in names for x in [self._find(n, final, matcher, checkable=True)] if x), None)
+            if sw is not None and lexical_score(target, sw.label) >= 0.75:
+                # "how to remove animations": the thing asked about is a switch; seeing it is not enough
+                q = Intent("toggle", target=sw.label)
         if q.kind == "toggle":
-            c = next((x for n in names for x in [self._find(n, final, matcher, checkable=True)] if x), None)
-            if c is None and final.title and self._related(names, final.title, matcher):
+            c = own or next((x for n in names for x in [self._find(n, final, matcher, checkable=True)] if x), None)
+            if c is None and final.title and any(lexical_score(n, final.title) >= 0.9 for n in names):
                 # on the target's own screen ("Dark mode" > "Manual"): its main switch
                 c = self._find(final.title, final, matcher, checkable=True) or next(
                     (x for x in final.controls if x.checked is not None), None)
             if c is None:
-                # the control the page's own last change named, if it is what the query asks about
-                last = self._last_change(traj, screens)
-                if last is not None:
-                    label, title = last
-                    if not (self._related(names, label, matcher) or self._related(names, title, matcher)):
-                        return False, f"the page changed {label!r}, not {target!r}"
                 # no switch to read (e.g. a "Device theme: Dark" choice): judge the page's own steps
                 return None, f"no switch like {target!r} on the final screen"
             if q.state is None:

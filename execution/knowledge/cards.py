@@ -242,8 +242,8 @@ def cards_from_resources(apk_dir: Path | str) -> list[Card]:
     for what, groups in (("android:key", by_key), ("android:fragment", by_fragment)):
         for ident, titles in groups.items():
             if 1 < len(titles) <= 4:
-                for a in titles:
-                    for b in titles:
+                for a in sorted(titles):
+                    for b in sorted(titles):
                         if _usable(a, b):
                             cards.append(Card(a, b, f"res/xml: {what} {ident!r} titled {a!r} and {b!r}"))
     return cards

@@ -237,6 +237,8 @@ class HeuristicPredictor(ActionPredictor):
                 result = self._plan(intent, ctx, st, matcher)
             if result is None:
                 result = self._knowledge(intent, ctx, st, matcher, before=False)
+            if result is None:
+                result = self._expand(intent, ctx)
             if result is None and st.pos == 0:
                 result = self._skip(intent, ctx, matcher)
             if isinstance(result, _Satisfied):
@@ -523,6 +525,21 @@ class HeuristicPredictor(ActionPredictor):
         # name (docs/agent.md, "verified"); the UI map (use_ui_map) may route there instead.
         return None
 
+    @staticmethod
+    def _expand(intent: Intent, ctx: PredictContext) -> Optional[_Act]:
+        """The target is hidden in a collapsed section whose "Advanced" row lists it: expand it."""
+        target = intent.target or intent.value
+        if not target or intent.kind not in _ROUTABLE:
+            return None
+        for c in ctx.ui.controls:
+            if normalise(c.label) == "advanced" and c.summary:
+                listed = [t.strip() for t in c.summary.split(",")]
+                if any(lexical_score(target, t) >= 0.9 for t in listed):
+                    return _Act(_control_action(ActionType.CLICK, c, f"{target!r} is hidden under "
+                                                                   f"{c.label!r}: expand it"),
+                                done=False, control_id=c.id, deviation=True, kind=DeviationKind.EXPAND.value)
+        return None
+
     def _next_target(self, ctx: PredictContext) -> Optional[str]:
         nxt = ctx.step_index + 1
         if nxt >= len(ctx.instructions):
@@ -568,8 +585,8 @@ class HeuristicPredictor(ActionPredictor):
             if last is None:
                 r["phase"] = "done"
                 return None
-            st.reflection = {"phase": "retry", "avoid": last.action.target_label, "step": last.step_index,
-                             "signature": last.signature}
+            st.reflection = {"phase": "retry", "avoid": (last.action.target_label, last.action.target_bounds),
+                             "step": last.step_index, "signature": last.signature}
             st.search = {"backs": self.max_backs}  # scroll the earlier screen, but no further backs
             st.entered = False
             return _Act(Action(type=ActionType.BACK,
@@ -583,9 +600,11 @@ class HeuristicPredictor(ActionPredictor):
             prev_target = next((it.target for it in reversed(prev_intents) if it.target), None)
             if not prev_target:
                 return None
-            avoid = normalise(r.get("avoid") or "")
+            avoid_label, avoid_bounds = r.get("avoid") or (None, None)
+            # the control tapped before (twins with the same label stay candidates)
             ranked = [m for m in matcher.rank(prev_target, ctx.ui.controls)
-                      if normalise(m.control.label) != avoid and m.control.role != "scrollable"]
+                      if m.control.role != "scrollable"
+                      and not (m.control.label == avoid_label and list(m.control.bounds) == list(avoid_bounds or []))]
             if ranked and ranked[0].score >= self.match_threshold:
                 # the page's words fit the runner-up as well as the first pick: the agent erred,
                 # not the page (the judge credits the retry only at this threshold)
@@ -594,7 +613,7 @@ class HeuristicPredictor(ActionPredictor):
                 st.reflection["retry_step"] = prev
                 return _Act(_control_action(ActionType.CLICK, c,
                                             f"reflection: retry step {prev + 1} ({prev_target!r}) with "
-                                            f"{c.label!r} instead of {r.get('avoid')!r}"),
+                                            f"{c.label!r} at {list(c.bounds)} instead of {avoid_label!r} at {avoid_bounds}"),
                             done=False, control_id=c.id, deviation=True, kind=DeviationKind.REFLECTION.value)
         return None
 
