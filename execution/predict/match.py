@@ -2,7 +2,8 @@
 
 Two signals, cheapest first:
 
-* **lexical**: normalised equality (1.0), equal word sets (0.97), whole-phrase
+* **lexical**: normalised equality (1.0; Unicode variants, case, "&"/"and" and
+  plurals do not count, see ``verirank.text``), equal word sets (0.97), whole-phrase
   containment (0.75-0.95), word overlap (up to 0.8);
 * **semantic**: MiniLM cosine similarity (``verirank.embed``), consulted only
   when no control matches lexically with >= ``strong`` (0.9), scaled by 0.92
@@ -15,32 +16,20 @@ report its own overhead without it.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional, Sequence
 
 from execution.distill import Control
+from verirank.text import normalise  # one normalisation for matcher, judge and importers
 
 __all__ = ["normalise", "lexical_score", "Matcher", "Match"]
 
-_HYPHENS = str.maketrans({"‐": "-", "‑": "-", "–": "-", "—": "-", "’": "'", "‘": "'"})
-_PUNCT_RE = re.compile(r"[^\w\s]")
 _STOP = frozenset({
     "the", "a", "an", "your", "my", "on", "of", "to", "for", "in", "option", "options", "button",
     "menu", "item", "entry", "icon", "and", "or", "is", "it",
 })
-
-
-@lru_cache(maxsize=8192)
-def normalise(text: str) -> str:
-    """Lower-case, unify hyphens, ``Wi-Fi`` -> ``wifi``, ``&`` -> ``and``, drop punctuation."""
-    t = text.translate(_HYPHENS).lower()
-    t = re.sub(r"(?<=\w)-(?=\w)", "", t)  # wi-fi -> wifi, e-mail -> email
-    t = t.replace("&", " and ")
-    t = _PUNCT_RE.sub(" ", t)
-    return " ".join(t.split())
 
 
 def _stem(word: str) -> str:
@@ -49,6 +38,10 @@ def _stem(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def _stems(normalised: str) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in normalised.split())
 
 
 @lru_cache(maxsize=8192)
@@ -61,7 +54,7 @@ def lexical_score(target: str, label: str) -> float:
     t, l = normalise(target), normalise(label)
     if not t or not l:
         return 0.0
-    if t == l:
+    if t == l or _stems(t) == _stems(l):
         return 1.0
     tt, lt = _tokens(target), _tokens(label)
     if tt and tt == lt:

@@ -14,9 +14,11 @@ a verb follows. A step with no verb we know (``"Dark mode is now on."``) is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, Optional
+
+from verirank.text import fold_unicode
 
 __all__ = ["Intent", "parse_step", "parse_step_in_context", "parse_query", "COMMITTING_KINDS"]
 
@@ -41,6 +43,12 @@ class Intent:
     submit: bool = False
     #: type: the value names a credential ("your password") rather than a literal
     credential: Optional[str] = None
+    #: "Tap Security or Security & location": every name the page offers, ``target`` first
+    alternatives: tuple[str, ...] = ()
+    #: "If you don't see X, tap Y": the condition as written ("you don't see X")
+    condition: Optional[str] = None
+    #: the page names a control we cannot read ("Tap ." where an icon was an image)
+    unnamed: bool = False
 
     def describe(self) -> str:
         parts = [self.kind]
@@ -52,13 +60,20 @@ class Intent:
             parts.append("on" if self.state else "off")
         if self.direction:
             parts.append(self.direction)
+        if self.alternatives:
+            parts.append(f"alternatives={list(self.alternatives)!r}")
+        if self.condition:
+            parts.append(f"if={self.condition!r}")
+        if self.unnamed:
+            parts.append("unnamed")
         return " ".join(parts)
 
 
 # --- verb table (longest phrases first) -------------------------------------------
 
 _VERBS: list[tuple[str, str, Optional[bool]]] = [
-    ("press and hold", "long_press", None), ("tap and hold", "long_press", None),
+    ("touch and hold", "long_press", None), ("press and hold", "long_press", None),
+    ("tap and hold", "long_press", None), ("hold down on", "long_press", None), ("hold down", "long_press", None),
     ("long press on", "long_press", None), ("long-press on", "long_press", None),
     ("long press", "long_press", None), ("long-press", "long_press", None),
     ("turn on", "toggle", True), ("turn off", "toggle", False),
@@ -68,7 +83,10 @@ _VERBS: list[tuple[str, str, Optional[bool]]] = [
     ("enable", "toggle", True), ("disable", "toggle", False),
     ("activate", "toggle", True), ("deactivate", "toggle", False),
     ("uncheck", "toggle", False), ("untick", "toggle", False), ("tick", "toggle", True),
-    ("toggle", "toggle", None), ("turn", "toggle", None),
+    ("select or clear", "toggle", None), ("check or uncheck", "toggle", None), ("tick or untick", "toggle", None),
+    ("toggle", "toggle", None), ("flip", "toggle", None), ("turn", "toggle", None),
+    ("make sure", "ensure", None), ("check that", "ensure", None), ("ensure", "ensure", None),
+    ("verify that", "ensure", None), ("confirm that", "ensure", None), ("check whether", "ensure", None),
     ("set", "set", None), ("change", "set", None), ("adjust", "set", None),
     ("search for", "type", None), ("type in", "type", None), ("type", "type", None),
     ("enter", "type", None), ("input", "type", None), ("write", "type", None),
@@ -90,8 +108,8 @@ _VERBS: list[tuple[str, str, Optional[bool]]] = [
     ("tap on", "tap", None), ("click on", "tap", None), ("press on", "tap", None),
     ("tap", "tap", None), ("click", "tap", None), ("press", "tap", None), ("hit", "tap", None),
     ("touch", "tap", None), ("access", "tap", None), ("visit", "tap", None),
-    ("find", "tap", None), ("locate", "tap", None), ("look for", "tap", None),
-    ("check", "tap", None), ("view", "tap", None), ("see", "tap", None), ("save", "tap", None),
+    ("find and tap", "tap", None), ("find", "locate", None), ("locate", "locate", None), ("look for", "locate", None),
+    ("check", "tap", None), ("view", "tap", None), ("save", "tap", None),
 ]
 _VERBS.sort(key=lambda v: -len(v[0]))
 _VERB_RE = re.compile(
@@ -102,37 +120,80 @@ _VERB_KIND = {v: (k, s) for v, k, s in _VERBS}
 _LEAD_RE = re.compile(
     r"^(?:(?:step\s*\d+\s*[:.)-]?)|(?:\d+\s*[.):-])|[-*•·]|(?:now|then|next|finally|first|lastly|also|"
     r"simply|just|please|afterwards|after that|once there|once (?:it|this) (?:opens|is open)|"
-    r"(?:under|within|inside) [^,]{1,40},|"
-    r"you (?:can|need to|should|must|will need to|have to|may)|"
+    r"you (?:can|need to|should|must|will need to|have to|may|want to)(?: also| then| now| simply)?|"
     r"(?:on|in|from) (?:the|your) (?:home screen|app drawer|next screen|screen|menu|list)),?)\s*",
     re.IGNORECASE,
 )
+#: a leading place or time, up to its comma: "Under 'Personal,'", "At the top right,", "On your Android phone,",
+#: "To delete the album,", "When the message appears,", "After you select the photos,"
+_PREFIX_RE = re.compile(
+    r"^(?:under|at|in|on|from|within|inside|below|above|beside|near|next to|to the (?:right|left) of|"
+    r"with|to|when|once|after|before|while|as soon as)\b[^,;]{1,80}?,['\"]?\s+",
+    re.IGNORECASE,
+)
+_CONDITION_RE = re.compile(r"^(?:if|unless)\s+([^,;]{1,100}?),\s*(?:then\s+)?", re.IGNORECASE)
 _QUOTE_RE = re.compile(r"[\"“”]([^\"“”]{1,80})[\"“”]|(?<![A-Za-z])['‘’]([^'‘’]{1,80})['‘’](?![A-Za-z])")
 _PATH_SPLIT_RE = re.compile(r"\s*(?:>|→|->|»|›)\s*")
-_CLAUSE_SPLIT_RE = re.compile(r"\s*(?:;|,?\s+and then\s+|,\s*then\s+|\s+then\s+|(?<=[a-z0-9)\"'’”])\.\s+(?=[A-Z]))\s*")
-_AND_RE = re.compile(r",?\s+and\s+|,\s+", re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"\s*(?:;|(?<=[a-z0-9)\"'’”])[.!?]\s+(?=[A-Z\"']))\s*")
+_THEN_RE = re.compile(r"\s*(?:,?\s+and then\s+|,\s*then,?\s+|\s+then\s+)\s*", re.IGNORECASE)
+_AND_RE = re.compile(r"(,?\s+and\s+|,\s+)", re.IGNORECASE)
 _INFO_RE = re.compile(
-    r"^(?:this|that|it|you(?:'ll| will| should| can now| are| now)|your|the (?:phone|device|screen|app) will|"
-    r"note|tip|done|that's it|congratulations|now the|now your|if |when |once |wait)",
+    r"^(?:this|that|it|it's|its|you(?:'ll| ll| will| should| can now| are| now| may need| might| won't)|your|"
+    r"there|here|the (?:\w+ )?(?:phone|device|screen|app|icon|page|menu|option|button|message|system) (?:will|should|is|appears|opens)|"
+    r"note|tip|done|that's it|congratulations|now the|now your|if |when |once |wait|doing so|tapping|selecting|"
+    r"the [\w ]{1,40} will\b)",
+    re.IGNORECASE,
+)
+#: "to open the menu", "to turn everything off": why a step acts, never part of a label
+_PURPOSE_VERBS = (
+    "open|display|show|bring|see|view|save|finish|start|turn|toggle|enable|disable|pair|type|verify|confirm|"
+    "continue|proceed|access|launch|get|go|make|select|choose|change|create|delete|remove|begin|complete|edit|"
+    "call|send|scroll|return|switch|use|enter|hear|configure|check|reveal|expand|find|search|set|adjust|"
+    "activate|deactivate|allow|block|stop|reset|restart|close|exit|apply|add|move|copy|share|play|pause|record|"
+    "take|capture|install|download|update|upload|sign|log|unlock|lock|mute|silence|dismiss|clear|back|batch|"
+    "bring|pull|drag|zoom|let|keep|protect|help|prevent|avoid|ensure|connect|disconnect|link|sync|rename|hide|"
+    "insert|import|export|print|scan|test|try|learn|manage|customi[sz]e|personali[sz]e|pick|register|join|leave|"
+    "listen|watch|read|reply|forward|mark|archive|select|transfer|restore|erase|wipe|format|free|speed"
+)
+_PURPOSE_RE = re.compile(rf"\s+(?:in order |so as )?to (?:{_PURPOSE_VERBS})\b.*$", re.IGNORECASE)
+_SO_RE = re.compile(r"\s+so (?:that )?(?:it|this|the \w+|they)\s+(?:turns?|is|are|becomes?|switch(?:es)?|goes)\s+(on|off|green|grey|gray|blue|enabled|disabled)\b.*$", re.IGNORECASE)
+#: what qualifies the control rather than names it: places, relative clauses, means, repetitions
+_QUALIFIER_RE = re.compile(
+    r"\s+(?:"
+    r"(?:that|which|who)\s+(?:you|is|are|appears?|says|looks|was|were|has|have)\b|"
+    r"(?:you|you'd|you'll)\s+(?:want|wish|would|'d|need|like|have|had|just|can|will)\b|"
+    r"(?:found|located|labell?ed|listed|shown|displayed|identified|depending|until|by \w+ing)\b|"
+    r"(?:on|in|at|from|along|near|beside|between|inside|within|under|over)\s+(?:the|your|any|a|an|each|every)\b|"
+    r"(?:at|from|on|in|near) (?:the )?(?:bottom|top|upper|lower|left|right)\b|"
+    r"(?:below|above|beneath|underneath)\b|"
+    r"(?:for|on) (?:a |about )?(?:few )?seconds?\b|"
+    r"(?:once|twice|three times|\w+ times)$|"
+    r"(?:there|here)$|"
+    r"(?:if|when|whenever|once|after|as)\s+(?:it|you|prompted|asked|needed|necessary|available|applicable|shown|one)\b"
+    r").*$",
     re.IGNORECASE,
 )
 _TRAILING_NOISE_RE = re.compile(
     r"\s+(?:(?:at|near|on|in|from|under) (?:the )?(?:top|bottom|list|menu|screen|page|right|left|"
     r"corner|top right|top left|bottom right|bottom left|upper right|lower right)(?: (?:of|on) the (?:screen|page|list|menu))?|"
     r"on (?:your|the) (?:phone|device|screen|home screen)|from the (?:list|menu|options)|"
-    r"in (?:the )?settings|if (?:it is|it's) not already (?:on|off|enabled|disabled)|"
-    r"to (?:open|access|see|view|continue|proceed|confirm)(?: it| them| the [a-z ]+)?)$",
+    r"in (?:the )?settings|if (?:it is|it's) not already (?:on|off|enabled|disabled))$",
     re.IGNORECASE,
 )
 _GENERIC_TAIL_RE = re.compile(
-    r"\s+(?:option|options|button|menu|tab|icon|item|entry|toggle|switch|setting|section|link|app|application|page|screen)$",
+    r"\s+(?:option|options|button|menu|tab|icon|item|entry|toggle|switch|setting|section|link|app|application|list)$",
     re.IGNORECASE,
 )
 _GENERIC_HEAD_RE = re.compile(
-    r"^(?:the |a |an |your |on |onto |into |to |at )+|^(?:the )?(?:switch|toggle|option|button|checkbox|box) (?:next to|for|beside|labell?ed|called|named) (?:the )?",
+    r"^(?:the |a |an |your |on |onto |into |to |at |any |desired |preferred |appropriate |applicable )+|"
+    r"^(?:the )?(?:on/off |on-off )?(?:switch|toggle|option|button|checkbox|box|slider) (?:next to|for|beside|labell?ed|called|named) (?:the )?",
     re.IGNORECASE,
 )
-_TURN_SUFFIX_RE = re.compile(r"\s+(?:to )?(?:turn (?:it |this |them )?(on|off)|(enable|disable) it)$", re.IGNORECASE)
+_TURN_SUFFIX_RE = re.compile(
+    r"\s+(?:to )?(?:turn (?:it |this |them |the feature |the setting |the option |(?P<named>[^ ].{0,40}?) )?(?P<w1>on or off|on|off)"
+    r"|(?P<w2>enable|disable) (?:it|this|them)|toggle (?:it |this )?(?P<w3>on|off))$",
+    re.IGNORECASE,
+)
 #: "from the list" names no control
 _GENERIC_PLACES = {"list", "menu", "options", "screen", "page", "pop-up", "popup", "dropdown", "drop-down", "dialog", "following"}
 _CREDENTIALS = (
@@ -140,14 +201,47 @@ _CREDENTIALS = (
     ("e-mail", "email"), ("email", "email"), ("username", "username"), ("user name", "username"),
     ("phone number", "phone"),
 )
+#: words that stand for the control the page named before ("Turn it on", "Disable it there")
+_ANAPHORA = frozenset({"it", "this", "that", "them", "this option", "this setting", "that option", "one"})
+#: a control named only by its kind ("Flip the switch"): the one the page is about (its heading), else the last named
+_GENERIC_CONTROLS = frozenset({
+    "switch", "toggle", "slider", "feature", "setting", "on/off switch", "on/off", "on-off", "checkbox", "option",
+})
+_PRONOUNS = _ANAPHORA | _GENERIC_CONTROLS
+#: wikiHow icon captions and spacing the crawl broke ("U nder", "a pp", "Wi -Fi", "Tap Privacy .")
+_ARTEFACT_WORDS = frozenset({
+    "under", "app", "apps", "tap", "open", "select", "settings", "setting", "scroll", "swipe", "turn", "toggle",
+    "enable", "disable", "find", "press", "choose", "menu", "account", "about", "option", "options", "phone",
+    "device", "screen", "notifications", "display", "network", "internet", "general", "security",
+})
+_IMAGE_RE = re.compile(r"\s*Image titled [^\s]+\.(?:png|jpg|jpeg|gif|svg)\s*", re.IGNORECASE)
+_APPISH = frozenset({"settings", "setting", "settings app"})
+
+
+def _repair(text: str) -> str:
+    """Undo crawl artefacts and Unicode variants before reading the text."""
+    t = fold_unicode(text)
+    t = _IMAGE_RE.sub(" ", t)
+
+    def join(m: re.Match) -> str:
+        word = m.group(1) + m.group(2)
+        return word if word.lower() in _ARTEFACT_WORDS and m.group(2).lower() not in _ARTEFACT_WORDS else m.group(0)
+
+    t = re.sub(r"\b([A-Za-z]) ([a-z]{2,})\b", join, t)
+    t = re.sub(r"(?<=\w) -(?=\w)", "-", t)  # "Wi -Fi"
+    t = re.sub(r"\s+([.,;:!?])", r"\1", t)  # "Tap Privacy ." -> "Tap Privacy."
+    return t.strip()
 
 
 def _clean_target(text: str) -> Optional[str]:
     """Strip articles, filler and generic nouns; keep the words a control would show."""
     t = text.strip().strip(" .,:;!")
-    t = re.sub(r"\s*\([^)]*\)", "", t)  # "(factory reset)" explains, it is not a label
+    t = re.sub(r"\s*\([^)]*\)?", "", t)  # "(factory reset)" explains, it is not a label
     for _ in range(3):
         before = t
+        cut = _QUALIFIER_RE.sub("", t).strip(" .,:;!")
+        if cut:
+            t = cut
         t = _TRAILING_NOISE_RE.sub("", t).strip(" .,:;!")
         t = _GENERIC_HEAD_RE.sub("", t).strip()
         stripped = _GENERIC_TAIL_RE.sub("", t).strip()
@@ -171,22 +265,41 @@ def _credential(text: str) -> Optional[str]:
     return None
 
 
-def _split_clauses(step: str) -> list[str]:
+def _sentences(step: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_RE.split(step) if s and s.strip(" .")]
+
+
+def _starts_with_verb(piece: str, after_and: bool) -> bool:
+    piece = _strip_lead(piece)
+    m = _VERB_RE.match(piece)
+    if not m:
+        return False
+    # "Language and Input", "Language and input": after a bare "and", a capitalised word or a verb
+    # with nothing to act on is part of a label ("and tap ." is a tap whose icon name was lost)
+    alone = not piece[m.end():].strip(" .,;") and _VERB_KIND[m.group(0).lower()][0] not in ("back", "home", "enter")
+    return not (after_and and (piece[:1].isupper() or (alone and m.group(0).lower() not in ("save", "tap", "click", "tap on", "click on"))))
+
+
+def _split_clauses(sentence: str) -> list[str]:
     clauses: list[str] = []
-    for part in _CLAUSE_SPLIT_RE.split(step):
+    for part in _THEN_RE.split(sentence):
         part = part.strip()
         if not part:
             continue
         # "X and tap Y": split on "and"/"," only where a verb follows
         pieces = _AND_RE.split(part)
         current = pieces[0]
-        for piece in pieces[1:]:
-            if _VERB_RE.match(_LEAD_RE.sub("", piece)):
+        for sep, piece in zip(pieces[1::2], pieces[2::2]):
+            after_and = "and" in sep.lower() and "," not in sep
+            if _starts_with_verb(piece, after_and):
                 clauses.append(current)
                 current = piece
+            elif _INFO_RE.match(piece):
+                if not clauses and not _VERB_RE.match(_strip_prefixes(current)):
+                    current = ""  # "After a moment, the device appears": no action at all
+                break  # ", and the app will remove any duplicates": the rest is commentary
             else:
-                sep = " and " if not current.endswith(",") else " "
-                current = f"{current}{sep}{piece}"
+                current = f"{current}{' and ' if 'and' in sep.lower() else ', '}{piece}"
         clauses.append(current)
     return [c for c in clauses if c.strip(" .")]
 
@@ -200,8 +313,70 @@ def _strip_lead(text: str) -> str:
     return text
 
 
+def _strip_prefixes(text: str) -> str:
+    """Drop leading places and times ("Under 'Personal,'", "At the top,") when a verb follows."""
+    for _ in range(3):
+        text = _strip_lead(text)
+        m = _PREFIX_RE.match(text)
+        if not m or not _VERB_RE.match(_strip_lead(text[m.end():])):
+            break
+        text = text[m.end():]
+    return _strip_lead(text)
+
+
+def _alternatives(text: str) -> list[str]:
+    """'Security or Security & location' -> both names, when both look like labels."""
+    parts = re.split(r"\s+or\s+(?:tap\s+|select\s+|choose\s+)?", text)
+    if len(parts) < 2:
+        return [text]
+    names = [_clean_target(p) for p in parts]
+    if any(not n for n in names):
+        return [text]
+    if not all(n[:1].isupper() or n[:1].isdigit() or p.strip()[:1] in "\"'" for n, p in zip(names, parts)):
+        return [text]
+    return list(dict.fromkeys(names))
+
+
+def _is_hardware(raw: str, target: str) -> bool:
+    """'the POWER button', 'Power and Volume-Down buttons': keys on the phone's side, not on the screen."""
+    if not re.search(r"\b(?:power|volume|side|bixby)\b", target, re.IGNORECASE):
+        return False
+    return bool(re.search(r"\b(?:button|buttons|key|keys)\b", raw, re.IGNORECASE)) or bool(
+        re.fullmatch(r"(?:power|volume[ -]?(?:up|down)?)(?: and (?:power|volume[ -]?(?:up|down)?))*", target, re.IGNORECASE))
+
+
+def _state_word(word: str) -> Optional[bool]:
+    w = word.lower()
+    if w in ("on", "enabled", "checked", "green", "blue", "ticked", "selected", "allowed", "active"):
+        return True
+    if w in ("off", "disabled", "unchecked", "grey", "gray", "cleared", "unticked", "inactive"):
+        return False
+    return None
+
+
+_ENSURE_RES = [
+    # "you have Location History turned on"
+    re.compile(r"^(?:that )?you have (?P<t>.+?) (?:turned |switched |set to )?(?P<s>on|off|enabled|disabled)\b", re.IGNORECASE),
+    # "the toggle is in the on position", "the switch next to Contacts is on/green", "NFC is turned on"
+    re.compile(r"^(?:that )?(?P<t>.+?) (?:is|are) (?:turned |switched |set |set to |in the |toggled )?(?P<s>on|off|enabled|disabled|checked|unchecked|green|gr[ae]y)(?=\s*(?:$|[/.,;]|position\b|and\b|then\b))",
+               re.IGNORECASE),
+]
+
+
+def _ensure(rest: str) -> list[Intent]:
+    """'Make sure X is on' / 'Check that X is turned on': a state to reach, not a tap."""
+    for rx in _ENSURE_RES:
+        m = rx.match(rest)
+        if m:
+            target = _clean_target(m.group("t"))
+            state = _state_word(m.group("s"))
+            if target and state is not None and not re.match(r"^(?:you|you're|your (?:phone|device))\b", target, re.IGNORECASE):
+                return [Intent("toggle", target, state=state)]
+    return []
+
+
 def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) -> list[Intent]:
-    text = _strip_lead(clause.strip().rstrip(".!"))
+    text = _strip_prefixes(clause.strip().rstrip(".!:"))
     if not text:
         return []
     m = _VERB_RE.match(text)
@@ -210,7 +385,9 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
             return []
         # a bare menu path or label ("Display > Dark theme", or "Dark theme" after "then")
         words = text.split()
-        if _PATH_SPLIT_RE.search(text) or (prev_kind in ("tap", "select", "open") and len(words) <= 5) or (
+        parts = _PATH_SPLIT_RE.split(text)
+        if (_PATH_SPLIT_RE.search(text) and all(0 < len(p.split()) <= 6 for p in parts)) or (
+            prev_kind in ("tap", "select", "open") and len(words) <= 5 and text[:1].isupper()) or (
             alone and len(words) <= 4 and text[:1].isupper()
         ):
             return [Intent("tap", t) for t in _path_targets(text)]
@@ -218,25 +395,64 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
     verb = m.group(0).lower()
     kind, state = _VERB_KIND[verb]
     rest = text[m.end():].strip()
+    if kind == "ensure":
+        return _ensure(re.sub(r"^that\s+", "", rest, flags=re.IGNORECASE))
+    # "so it turns off" says the state the tap leads to
+    so = _SO_RE.search(rest)
+    so_state = None
+    if so:
+        so_state = _state_word(so.group(1))
+        rest = rest[: so.start()]
     quotes = _quoted(rest)
 
     if kind == "scroll":
         direction = "up" if ("up" in verb and "swipe" not in verb) or ("down" in verb and "swipe" in verb) else "down"
         if verb == "scroll" and re.match(r"^up\b", rest, re.IGNORECASE):
             direction = "up"
+        if "swipe down" in verb and re.match(r"^(?:twice )?from the top\b", rest, re.IGNORECASE):
+            return [Intent("scroll", "notification shade", direction="up")]  # opens the shade; see _shade
         target = re.sub(r"^(?:up|down)\b\s*", "", rest, flags=re.IGNORECASE)
-        target = re.sub(r"^(?:to|until you (?:see|find)|and (?:find|look for))\s+", "", target, flags=re.IGNORECASE)
-        target = re.sub(r"^(?:the )?(?:bottom|top)(?: of the (?:page|list|screen))?$", "", target, flags=re.IGNORECASE)
-        return [Intent("scroll", _clean_target(target) if target else None, direction=direction)]
+        target = _PURPOSE_RE.sub("", target)
+        target = re.sub(r"^(?:to|until you (?:see|find)|and (?:find|look for))\s*", "", target, flags=re.IGNORECASE)
+        target = re.sub(r"^(?:on|in) (?:the |your )?[\w ]{0,30}(?:screen|page|list|menu)$", "", target, flags=re.IGNORECASE)
+        target = re.sub(r"^(?:the )?(?:bottom|top|end)(?: of the (?:page|list|screen|menu))?$", "", target, flags=re.IGNORECASE)
+        cleaned = _clean_target(target) if target else None
+        return [Intent("scroll", cleaned, direction=direction)]
     if kind in ("back", "home", "enter"):
         return [Intent(kind)]
+    if kind in ("tap", "long_press") and re.match(
+            r"^(?:down )?(?:on )?(?:the |your )?(?:home|power|volume|side|bixby)\b[\w /&-]{0,30}?\b(?:button|key)s?\b", rest, re.IGNORECASE):
+        if kind == "tap" and re.match(r"^(?:the )?home (?:button|key)\b", rest, re.IGNORECASE):
+            return [Intent("home")]
+        return []  # a key on the side of the phone, not a control on the screen
+    named_in_turn: Optional[str] = None
+    if kind in ("tap", "long_press", "locate", "select"):
+        m_turn = _TURN_SUFFIX_RE.search(rest)
+        if m_turn:
+            word = (m_turn.group("w1") or m_turn.group("w2") or m_turn.group("w3") or "").lower()
+            named_in_turn = m_turn.group("named")
+            rest_before = rest[: m_turn.start()]
+            target = _clean_target(named_in_turn) if named_in_turn else None
+            targets = _path_targets(rest_before)
+            if target and (not targets or targets[-1].lower() in _PRONOUNS):
+                targets = targets[:-1] + [target]  # "tap the switch to turn TalkBack off"
+            if targets and not (named_in_turn and not target):
+                st = None if word == "on or off" else word in ("on", "enable")
+                return [Intent("tap", t) for t in targets[:-1]] + [Intent("toggle", targets[-1], state=st)]
+    rest = _PURPOSE_RE.sub("", rest)
+    quotes = [q for q in _quoted(rest) if rest.lstrip(" \"'“‘").startswith(q[:1]) or len(_quoted(rest)) == 1 and
+              re.match(r"^(?:the |on the |on )?[\"'“‘]", rest, re.IGNORECASE)]
+    if so_state is not None and kind in ("tap", "toggle"):
+        targets = _path_targets(quotes[0] if quotes else rest)
+        return [Intent("tap", t) for t in targets[:-1]] + ([Intent("toggle", targets[-1], state=so_state)] if targets else [])
     if kind == "toggle":
-        if verb == "turn":  # "turn X on"
+        if verb in ("turn", "flip"):  # "turn X on"
             m2 = re.search(r"\s+(on|off)\b(.*)$", rest, re.IGNORECASE)
-            if not m2:
+            if m2:
+                state = m2.group(1).lower() == "on"
+                rest = rest[: m2.start()]
+            elif verb == "turn":
                 return [Intent("tap", t) for t in _path_targets(rest)] if rest else []
-            state = m2.group(1).lower() == "on"
-            rest = rest[: m2.start()]
         elif verb == "toggle" or verb.startswith("switch"):
             m2 = re.search(r"\s+(on|off)$", rest, re.IGNORECASE)
             if m2:
@@ -260,6 +476,8 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         submit = verb == "search for"
         m2 = re.search(r"\s+(?:in|into|inside|on|in the|into the)\s+(?:the\s+)?(.+)$", rest, re.IGNORECASE)
         target = _clean_target(m2.group(1)) if m2 else None
+        if target and re.match(r"^(?:given|text|input|appropriate|required|provided)?\s*(?:field|box)$", target, re.IGNORECASE):
+            target = None
         value_text = rest[: m2.start()] if m2 else rest
         if quotes:
             value = quotes[0]
@@ -273,6 +491,8 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
             return []
         return [Intent("type", target, value=value, submit=submit, credential=cred)]
     if kind == "select":
+        if re.match(r"^(?:one|any|some|all)(?: or more)? of\b|^from\b", rest, re.IGNORECASE):
+            return []  # "choose one of the following": the choice is not named
         m2 = re.search(r"\s+(?:as|for|in|under|from)\s+(?:the\s+|your\s+)?(.+)$", rest, re.IGNORECASE)
         where = _clean_target(m2.group(1)) if m2 else None
         if where and where.lower() in _GENERIC_PLACES:
@@ -280,32 +500,49 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         if quotes:
             return [Intent("select", where, value=quotes[0])]
         if m2 and not _PATH_SPLIT_RE.search(rest):
-            return [Intent("select", where, value=_clean_target(rest[: m2.start()]))]
+            value = _clean_target(rest[: m2.start()])
+            return [Intent("select", where, value=value)] if value else []
         targets = _path_targets(rest)
         if not targets:
-            return []
-        return [Intent("tap", t) for t in targets[:-1]] + [Intent("select", None, value=targets[-1])]
-    # open / tap / long_press
-    m_turn = _TURN_SUFFIX_RE.search(rest)
-    if m_turn and kind == "tap":
-        word = (m_turn.group(1) or m_turn.group(2) or "").lower()
-        targets = _path_targets(rest[: m_turn.start()])
-        if targets:
-            return [Intent("tap", t) for t in targets[:-1]] + [
-                Intent("toggle", targets[-1], state=word in ("on", "enable"))
-            ]
+            return [Intent("select", None, unnamed=True)] if not rest.strip(" .") else []
+        *path, last = targets
+        alts = _alternatives(last)
+        return [Intent("tap", t) for t in path] + [
+            Intent("select", None, value=alts[0], alternatives=tuple(alts) if len(alts) > 1 else ())]
+    # open / tap / long_press / locate
     if quotes and not _PATH_SPLIT_RE.search(rest):
         targets = [t for t in (_clean_target(q) for q in quotes[:1]) if t]
     else:
         targets = _path_targets(rest)
-    if not targets:
-        return [Intent("tap", "Save")] if verb == "save" else []
+    if not targets or (len(targets) == 1 and targets[0].lower() in ("or", "and", "the", "on", "the or", "or the")):
+        if verb == "save":
+            return [Intent("tap", "Save")]
+        if kind in ("tap", "long_press") and (targets or len(rest.strip(" .")) <= 12):
+            return [Intent(kind, None, unnamed=True)]  # "Tap ." - the icon's name was an image
+        return []
+    if kind in ("tap", "long_press") and _is_hardware(rest, targets[-1]):
+        if re.fullmatch(r"home", targets[-1], re.IGNORECASE):
+            return [Intent("home")]
+        return []  # a key on the side of the phone, not a control on the screen
+    if kind == "tap" and len(targets) == 1 and re.fullmatch(r"home|back", targets[0], re.IGNORECASE) and re.search(
+            r"\b(?:button|key)\b", rest, re.IGNORECASE):
+        return [Intent(targets[0].lower())]
+    *path, last = targets
+    alts = _alternatives(last) if not quotes else [last]
+    extra = {"alternatives": tuple(alts)} if len(alts) > 1 else {}
+    last = alts[0]
     if kind == "open":
-        return [Intent("open", targets[0])] + [Intent("tap", t) for t in targets[1:]]
+        if not path:
+            return [Intent("open", last, **extra)]
+        return [Intent("open", path[0])] + [Intent("tap", t) for t in path[1:]] + [Intent("tap", last, **extra)]
     if kind == "long_press":
-        return [Intent("tap", t) for t in targets[:-1]] + [Intent("long_press", targets[-1])]
-    first = "open" if verb in ("go to", "navigate to", "head to", "head over to") and len(targets) > 1 else "tap"
-    return [Intent(first, targets[0])] + [Intent("tap", t) for t in targets[1:]]
+        return [Intent("tap", t) for t in path] + [Intent("long_press", last, **extra)]
+    out = [Intent("tap", t) for t in path] + [Intent("tap", last, **extra)]
+    if verb in ("go to", "navigate to", "head to", "head over to") and (path or out[0].target.lower() in _APPISH):
+        out[0] = replace(out[0], kind="open")
+    if kind == "locate":
+        out[-1] = replace(out[-1], value="\x00locate")  # marker, removed in _merge_locate
+    return out
 
 
 def _path_targets(text: str) -> list[str]:
@@ -313,30 +550,87 @@ def _path_targets(text: str) -> list[str]:
     return [t for t in (_clean_target(p) for p in parts) if t]
 
 
-#: "... > Dark mode and turn it on": the pronoun names the previous target
-_PRONOUNS = frozenset({"it", "this", "that", "them", "this option", "this setting"})
+def _is_pronoun(target: Optional[str]) -> bool:
+    return target is not None and target.lower() in _PRONOUNS
 
 
 def _resolve_pronoun(intent: Intent, previous: list[Intent]) -> Intent:
-    if intent.target is None or intent.target.lower() not in _PRONOUNS:
+    if not _is_pronoun(intent.target):
         return intent
-    named = next((p.target for p in reversed(previous) if p.target and p.target.lower() not in _PRONOUNS), None)
+    named = next((p.target for p in reversed(previous) if p.target and not _is_pronoun(p.target)
+                  and p.target != "notification shade"), None)
     if named is None:
         return intent
-    return Intent(intent.kind, named, intent.value, intent.state, intent.direction, intent.submit, intent.credential)
+    return replace(intent, target=named)
+
+
+def _merge_locate(intents: list[Intent]) -> list[Intent]:
+    """'Find Display and tap it' is one tap; 'Find Display' alone is a tap on Display."""
+    out: list[Intent] = []
+    for intent in intents:
+        if out and out[-1].value == "\x00locate" and _is_pronoun(intent.target):
+            located = out.pop()
+            intent = replace(intent, target=located.target)
+        out.append(intent)
+    return [replace(i, value=None) if i.value == "\x00locate" else i for i in out]
+
+
+_GEAR_RE = re.compile(r"(?:gear|cog|cogwheel|settings|gear-shaped|settings gear|settings cog)", re.IGNORECASE)
+
+
+def _shade(intents: list[Intent], shade: bool = False) -> list[Intent]:
+    """'Swipe down from the top of the screen and tap the gear icon': the shade's gear opens Settings.
+
+    The swipe itself only opens the shade, which the agent need not see: it is dropped.
+    """
+    out: list[Intent] = []
+    for intent in intents:
+        if intent.kind == "scroll" and intent.target == "notification shade":
+            shade = True
+            continue
+        if shade and intent.kind == "tap" and intent.target and _GEAR_RE.fullmatch(intent.target):
+            intent = Intent("open", "Settings", condition=intent.condition)
+        shade = False
+        out.append(intent)
+    return out
 
 
 @lru_cache(maxsize=4096)
 def _parse_cached(step: str) -> tuple[Intent, ...]:
+    """Intents with pronouns resolved inside the step."""
     intents: list[Intent] = []
-    prev_kind: Optional[str] = None
-    clauses = _split_clauses(step.strip())
-    for clause in clauses:
-        got = _parse_clause(clause, prev_kind, alone=len(clauses) == 1)
-        if got:
-            prev_kind = got[-1].kind
-        for intent in got:
-            intents.append(_resolve_pronoun(intent, intents))
+    for intent in _parse_unresolved(step):
+        intents.append(_resolve_pronoun(intent, intents))
+    return tuple(intents)
+
+
+@lru_cache(maxsize=4096)
+def _parse_unresolved(step: str) -> tuple[Intent, ...]:
+    intents: list[Intent] = []
+    for sentence in _sentences(_repair(step)):
+        sentence = _strip_lead(sentence)
+        condition = None
+        m = _CONDITION_RE.match(sentence)
+        if m:
+            condition, sentence = m.group(1).strip(), sentence[m.end():]
+            if not _VERB_RE.match(_strip_prefixes(sentence)):
+                continue  # "If X, you're running another version": commentary
+        got: list[Intent] = []
+        prev_kind: Optional[str] = None
+        clauses = _split_clauses(_strip_prefixes(sentence))
+        for clause in clauses:
+            parsed = _parse_clause(clause, prev_kind, alone=len(clauses) == 1)
+            if parsed:
+                prev_kind = parsed[-1].kind
+            got.extend(parsed)
+        got = _shade(_merge_locate(got))
+        # "Scroll to and tap the Play Music icon": the scroll looks for what the tap names
+        got = [replace(g, target=got[i + 1].target) if g.kind == "scroll" and g.target is None and i + 1 < len(got)
+               and re.match(r"^\s*scroll to\s*$", clause_text, re.IGNORECASE) else g
+               for i, (g, clause_text) in enumerate(zip(got, clauses + [""] * len(got)))]
+        if condition:
+            got = [replace(g, condition=condition) for g in got]
+        intents.extend(got)
     return tuple(intents)
 
 
@@ -345,19 +639,56 @@ def parse_step(step: str) -> list[Intent]:
     return list(_parse_cached(step))
 
 
-def parse_step_in_context(instructions: list[str], index: int) -> list[Intent]:
-    """The intents of step ``index``; a leading "it" names the last target of an earlier step.
+_SHADE_RE = re.compile(r"\bswipe down (?:twice )?from the top\b", re.IGNORECASE)
+#: "... the new Show Activity Status option": a control an informational step names
+_MENTION_RE = re.compile(r"\b(?:the|a) (?:new )?((?:[A-Z][\w'&-]*)(?: [A-Za-z][\w'&-]*){0,5}) (?:option|setting|toggle|switch)\b")
 
-    ("Tap Dark mode." then "Turn it on." -> toggle 'Dark mode' on.)
+
+def parse_step_in_context(instructions: list[str], index: int, heading: Optional[str] = None) -> list[Intent]:
+    """The intents of step ``index``, with "it" and "the switch" resolved from the page.
+
+    "it"/"this" name the last control named before, in this step or an earlier one
+    ("Tap Dark mode." then "Turn it on." -> toggle 'Dark mode' on). A control named
+    only by its kind ("Flip the switch.") is the one the page is about when its
+    ``heading`` (title or breadcrumb, read as a query) names one, else the last
+    named. An informational step can name it too ("you'll see the new X option").
     """
-    intents = parse_step(instructions[index])
-    if not intents or (intents[0].target or "").lower() not in _PRONOUNS:
-        return intents
-    for earlier in range(index - 1, -1, -1):
-        previous = parse_step(instructions[earlier])
-        if any(p.target for p in previous):
-            return [_resolve_pronoun(i, previous) for i in intents]
-    return intents
+    raw = list(_parse_unresolved(instructions[index]))
+    if index > 0 and raw and raw[0].kind == "tap" and raw[0].target and _GEAR_RE.fullmatch(raw[0].target) and \
+            _SHADE_RE.search(_repair(instructions[index - 1])):
+        raw = _shade(raw, shade=True)  # "Swipe down from the top." then "Tap the gear icon."
+    if not any(_is_pronoun(i.target) for i in raw):
+        return [_resolve_pronoun(i, raw[:n]) for n, i in enumerate(raw)]
+    about = None
+    if heading:
+        named = [q.target for q in parse_query(heading) if q.target]
+        about = named[-1] if named else None
+    earlier = _named_before(instructions, index)
+    out: list[Intent] = []
+    for intent in raw:
+        if _is_pronoun(intent.target):
+            in_step = _resolve_pronoun(intent, out)
+            generic = intent.target.lower() in _GENERIC_CONTROLS
+            if generic and about:
+                intent = replace(intent, target=about)
+            elif in_step is not intent:
+                intent = in_step
+            elif earlier or about:
+                intent = replace(intent, target=earlier or about)
+        out.append(intent)
+    return out
+
+
+def _named_before(instructions: list[str], index: int) -> Optional[str]:
+    for earlier in range(index - 1, max(-1, index - 4), -1):
+        previous = [p for p in parse_step(instructions[earlier]) if p.target and not _is_pronoun(p.target)
+                    and p.target != "notification shade"]
+        acted = [p for p in previous if p.kind != "scroll"]
+        mention = _MENTION_RE.search(_repair(instructions[earlier]))
+        if acted or mention or previous:
+            # a control the step acts on, else one it mentions ("you'll see the new X option"), else a scroll goal
+            return acted[-1].target if acted else mention.group(1) if mention else previous[-1].target
+    return None
 
 
 _QUERY_LEAD_RE = re.compile(

@@ -745,3 +745,33 @@ def layout_launcher(world: World, apps: list[LauncherApp], metrics: Optional[Met
     root = ui("android.widget.FrameLayout", full,
               children=[ui("android.widget.LinearLayout", full, children=[content])], role="launcher")
     return Window(kind="launcher", screen_id="launcher", package=pkg, root=root, title="Home")
+
+
+#: the system UI package that owns the notification shade
+SYSTEMUI = "com.android.systemui"
+
+
+def layout_shade(world: World, metrics: Optional[Metrics] = None, settings_package: Optional[str] = None) -> Window:
+    """The notification shade a swipe down from the status bar opens: a header with the clock
+    and the gear that opens Settings (as on Pixel and OxygenOS), and no notifications."""
+    m = metrics or Metrics(world)
+    W, H = m.width, m.height
+
+    def ui(cls: str, bounds: Bounds, **attrs: Any) -> UINode:
+        return UINode(cls=cls, package=SYSTEMUI, bounds=bounds, **attrs)
+
+    top = m.status_bar
+    row = m.dp(56)
+    clock = ui("android.widget.TextView", (m.dp(16), top, m.dp(120), top + row), text="12:00",
+               resource_id=f"{SYSTEMUI}:id/clock")
+    g = m.dp(48)
+    gear_effects = (Effect(launch=settings_package),) if settings_package else ()
+    gear = ui("android.widget.ImageView", (W - m.dp(16) - g, top + (row - g) // 2, W - m.dp(16), top + (row + g) // 2),
+              content_desc="Settings", resource_id=f"{SYSTEMUI}:id/settings_button", clickable=True,
+              focusable=True, role="shade_settings", on_tap=gear_effects)
+    empty = ui("android.widget.TextView", (0, top + row, W, top + row + m.dp(64)), text="No notifications",
+               resource_id=f"{SYSTEMUI}:id/no_notifications")
+    panel = ui("android.widget.FrameLayout", (0, 0, W, H), resource_id=f"{SYSTEMUI}:id/notification_panel",
+               children=[clock, gear, empty])
+    root = ui("android.widget.FrameLayout", (0, 0, W, H), children=[panel], role="shade")
+    return Window(kind="shade", screen_id="shade", package=SYSTEMUI, root=root, title="Notifications")

@@ -17,6 +17,9 @@ Phone-like rules it follows:
   swipe shorter than the touch slop is a tap (a long one is a long press).
 * ``input_text`` types into the focused EditText (a tap focuses it);
   ``enter`` runs the field's ``on_enter``.
+* A swipe down that starts on the status bar pulls down the notification
+  shade (``com.android.systemui``); its gear ("Settings") opens the Settings
+  app when the world has one; back, home or a swipe up fold it away.
 
 ``state`` and ``goal_satisfied`` are for the LABELLER ONLY: the agent and the
 judge see the phone through :class:`~execution.device.Device` and never read
@@ -28,7 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
-from execution.sim.layout import Metrics, UINode, Window, layout_dialog, layout_launcher, layout_page, walk
+from execution.sim.layout import (Metrics, UINode, Window, layout_dialog, layout_launcher, layout_page, layout_shade,
+                                   walk)
 from execution.sim.uixml import dump
 from execution.sim.world import Effect, LauncherApp, Node, Screen, World
 from verirank.errors import WorldError
@@ -54,9 +58,11 @@ class Snapshot:
     tasks: tuple
     front: Optional[str]
     focus: Optional[str]
+    #: the notification shade is pulled down
+    shade: bool = False
 
     def key(self) -> tuple:
-        return (self.state, self.tasks, self.front, self.focus)
+        return (self.state, self.tasks, self.front, self.focus, self.shade)
 
 
 class Simulator:
@@ -200,6 +206,8 @@ class Simulator:
         self.step_count += 1
         action = {"back": lambda: self._back(use_override=True), "home": self._go_home,
                   "enter": self._enter}.get(str(name).lower())
+        if self._shade and str(name).lower() in ("back", "home"):
+            action = self._close_shade if str(name).lower() == "back" else self._go_home
         if action is not None:
             self._act(action)
 
@@ -220,6 +228,7 @@ class Simulator:
         self._tasks: dict[str, list[_Frame]] = {}
         self._front: Optional[str] = None
         self._focus: Optional[str] = None
+        self._shade = False
         self.step_count = 0
         self._changed()
         if package is not None:
@@ -238,6 +247,7 @@ class Simulator:
             tasks=tuple((pkg, tuple((f.screen, f.scroll) for f in frames)) for pkg, frames in self._tasks.items()),
             front=self._front,
             focus=self._focus,
+            shade=self._shade,
         )
 
     def restore(self, snap: Snapshot) -> None:
@@ -246,6 +256,7 @@ class Simulator:
         self._tasks = {pkg: [_Frame(s, sc) for s, sc in frames] for pkg, frames in snap.tasks}
         self._front = snap.front
         self._focus = snap.focus
+        self._shade = snap.shade
         self._invalidate()
         # laid-out windows depend only on the snapshot: reuse them when restoring the same one twice
         if self._restored is not None and self._restored[0] is snap:
@@ -300,6 +311,13 @@ class Simulator:
         self._changed()
 
     def _layout(self) -> list[Window]:
+        wins = self._layout_app()
+        if self._shade:
+            settings = "com.android.settings" if "com.android.settings" in self._apps else None
+            wins.append(self._cached(("shade", settings), lambda: layout_shade(self.world, self.metrics, settings)))
+        return wins
+
+    def _layout_app(self) -> list[Window]:
         if not self._front:
             return [self._cached(("launcher",), lambda: layout_launcher(self.world, self._home_apps, self.metrics))]
         frames = self._stack
@@ -328,6 +346,12 @@ class Simulator:
 
     def _tap(self, x: int, y: int) -> None:
         win = self.window()
+        if win.kind == "shade":
+            node = _hit(win.root, x, y, lambda n: n.clickable)
+            if node is not None and node.enabled:
+                self._shade = False  # the shade folds away as the tapped thing opens
+                self._run(node.on_tap)
+            return
         if win.kind == "dialog" and not _inside(win.frame, x, y):
             if self._screens[win.screen_id].cancelable:
                 self._dismiss()
@@ -347,6 +371,8 @@ class Simulator:
 
     def _long_press(self, x: int, y: int) -> None:
         win = self.window()
+        if win.kind == "shade":
+            return
         if win.kind == "dialog" and not _inside(win.frame, x, y):
             return
         node = _hit(win.root, x, y, lambda n: n.long_clickable)
@@ -354,6 +380,14 @@ class Simulator:
             self._run(node.on_long)
 
     def _swipe(self, x1: int, y1: int, x2: int, y2: int) -> None:
+        # a swipe down that starts on the status bar pulls the notification shade down; up folds it away
+        if not self._shade and y1 <= self.metrics.status_bar and y2 - y1 >= self.metrics.dp(48):
+            self._shade = True
+            return
+        if self._shade:
+            if y1 - y2 >= self.metrics.dp(48):
+                self._shade = False
+            return
         win = self.window()
         if win.list_node is None or not self._front:
             return
@@ -455,12 +489,17 @@ class Simulator:
             del self._tasks[self._front]
             self._front = None
 
+    def _close_shade(self) -> None:
+        self._shade = False
+
     def _go_home(self) -> None:
         self._front = None
         self._focus = None
+        self._shade = False
 
     def _launch(self, package: str, activity: Optional[str]) -> None:
         self._focus = None
+        self._shade = False
         self._front = package
         if package in self._tasks:
             return  # resume where the user left it

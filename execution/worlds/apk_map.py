@@ -4,7 +4,8 @@ Input folder (see ``../shared/apps/oneplus-settings-android11/SOURCE.md``)::
 
     res/xml/*.xml            preference screens (PreferenceScreen roots)
     res/values/strings.xml   string resources (titles, summaries, keywords)
-    res/values/arrays.xml    string arrays (ListPreference entries)
+    res/values/arrays.xml    string arrays (ListPreference entries; arrays the decode left empty
+                             take the stock AOSP values of the same name, see aosp_arrays.py)
     AndroidManifest.xml      activities, their intent filters and FRAGMENT_CLASS meta-data
     fragment_xml.json        {"fragments": {class: [xml names]}, "missing": [classes]}
 
@@ -27,6 +28,7 @@ from typing import Optional
 
 from lxml import etree
 
+from execution.worlds.aosp_arrays import stock_array
 from execution.worlds.uimap import MapElement, MapScreen, UIMap, Unresolved
 from verirank.errors import WorldError
 
@@ -449,8 +451,17 @@ class _ApkParser:
             if default is not None:
                 item.default = default.lower() == "true" if kind in ("switch", "checkbox") else default
             if kind == "list":
-                item.entries, item.entries_problem = self.strings.array(el.get(ANDROID + "entries"), where)
+                entries_ref = el.get(ANDROID + "entries")
+                item.entries, item.entries_problem = self.strings.array(entries_ref, where)
                 values, _ = self.strings.array(el.get(ANDROID + "entryValues"), where)
+                stock = stock_array(entries_ref) if not item.entries else None
+                if stock is not None:
+                    # the decode left the array empty; the build keeps the stock AOSP one of that name
+                    item.entries = list(stock.entries)
+                    values = list(stock.values) if len(stock.values) == len(stock.entries) else []
+                    item.entries_source = f"{stock.source} @array/{entries_ref.split('/', 1)[-1]} " \
+                                          f"(the decode's array is empty: {item.entries_problem})"
+                    item.entries_problem = None
                 if default is not None and values and default in values and item.entries:
                     item.default = item.entries[values.index(default)]
             self.link(screen, el, item, where, nested_index=index)

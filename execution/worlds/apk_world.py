@@ -222,7 +222,10 @@ class _WorldBuilder:
                 del row["summary"]
             return self.dialog(screen, el, [], _buttons("Cancel"))
         initial = el.default if el.default in entries else entries[0]
-        var = self.vars.get(el.key, {"type": "choice", "options": entries, "initial": initial})
+        spec: dict[str, Any] = {"type": "choice", "options": entries, "initial": initial}
+        if el.entries_source:
+            spec["description"] = f"options from {el.entries_source}"
+        var = self.vars.get(el.key, spec)
         self.var_of_key.setdefault(el.key, var)
         if "%s" in row.get("summary", ""):
             row["summary"] = row["summary"].replace("%s", "{%s}" % var)

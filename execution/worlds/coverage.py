@@ -43,6 +43,9 @@ def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> dict[str, Any]:
         "max_depth": max(reachable.values()) if reachable else 0,
         "unreachable_screens": sorted(s.id for s in pages if s.id not in reachable),
         "collapsed_sections": len({(s.id, el.section) for s in pages for el in s.elements if el.collapsed}),
+        "list_preferences": sum(1 for el in elements if el.kind == "list"),
+        "lists_with_options": sum(1 for el in elements if el.kind == "list" and el.entries),
+        "lists_with_stock_options": sum(1 for el in elements if el.kind == "list" and el.entries and el.entries_source),
         "lists_without_entries": [
             {"screen": s.id, "element": el.title, "reason": el.entries_problem}
             for s in pages for el in s.elements if el.kind == "list" and not el.entries],

@@ -12,11 +12,12 @@ agents may read it.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Union
+
+from verirank.text import fold_unicode
 
 __all__ = ["MapElement", "MapScreen", "Unresolved", "Hop", "UIMap", "build_ui_map", "map_from_world",
            "normalise_label"]
@@ -46,6 +47,8 @@ class MapElement:
     #: list preferences: the options; entries_problem says why they are unknown
     entries: list[str] = field(default_factory=list)
     entries_problem: Optional[str] = None
+    #: where the entries come from when not from the app's own resources (stock AOSP arrays)
+    entries_source: Optional[str] = None
     #: links that could not be followed: why
     unresolved: Optional[str] = None
     #: the target was found by the class-name rule, not by fragment_xml.json
@@ -111,12 +114,9 @@ class Hop:
         return ("Advanced > " if self.expand else "") + self.tap
 
 
-_SPACE = re.compile(r"\s+")
-
-
 def normalise_label(text: str) -> str:
-    """Lower case, single spaces, no surrounding punctuation: how labels are compared."""
-    return _SPACE.sub(" ", text.replace("\u00a0", " ")).strip().strip(".:").lower()
+    """Lower case, single spaces, Unicode variants folded (``verirank.text``), no surrounding punctuation."""
+    return fold_unicode(text).strip(".:").lower()
 
 
 @dataclass

@@ -280,3 +280,57 @@ def test_committed_world_matches_a_fresh_import(repo_root, imported):
     fresh = imported[1]
     assert [s["id"] for s in committed["screens"]] == [s["id"] for s in fresh["screens"]]
     assert committed["state"] == json.loads(json.dumps(fresh["state"]))
+
+
+# --- a world as complete as the phone: stock options for lists the decode left empty ---------
+
+def test_lists_the_decode_left_empty_get_the_stock_aosp_options(imported):
+    uimap, doc, world = imported
+    sleep = next(el for s in uimap.screens.values() for el in s.elements if el.key == "screen_timeout")
+    assert sleep.entries == ["15 seconds", "30 seconds", "1 minute", "2 minutes", "5 minutes", "10 minutes",
+                             "30 minutes"]
+    assert "packages/apps/Settings" in sleep.entries_source and "screen_timeout_entries" in sleep.entries_source
+    # the source is recorded in the world, next to the options
+    assert "screen_timeout_entries" in doc["state"]["screen_timeout"]["description"]
+    # a vendor-only array stays empty and is still reported, never guessed
+    report = apk_coverage(uimap, world)
+    assert report["list_preferences"] == 88
+    assert report["lists_with_options"] == report["lists_with_stock_options"] >= 20
+    assert any(item["element"] == "Battery Style" for item in report["lists_without_entries"])
+
+
+def test_go_to_display_sleep_and_choose_5_minutes_completes_on_the_imported_world(imported):
+    from execution.agent import run_episode
+    from execution.predict import HeuristicPredictor
+    from execution.records import StopReason
+
+    _, _, world = imported
+    device = SimDevice(world)
+    device.reset(PACKAGE)
+    traj = run_episode(["Go to Display > Sleep and choose 5 minutes"], HeuristicPredictor(use_embeddings=False),
+                       device, qid="q", url="https://example.org/sleep", app=PACKAGE)
+    assert traj.stop_reason == StopReason.COMPLETED, traj.stop_reason
+    assert device.simulator.state["screen_timeout"] == "5 minutes"  # label only
+
+
+def test_the_notification_shade_gear_opens_settings(imported):
+    from execution.uicontext import UIContext
+
+    _, _, world = imported
+    device = SimDevice(world)
+    device.reset()  # the launcher
+    w, h = device.simulator.screen_size()
+    device.swipe(w // 2, 5, w // 2, h // 2)  # from the status bar down
+    ui = UIContext.from_xml(device.dump_xml())
+    gear = next(c for c in ui.controls if c.label == "Settings")
+    assert gear.resource_id == "com.android.systemui:id/settings_button"
+    device.tap(*gear.center)
+    assert device.simulator.foreground == PACKAGE
+    assert device.simulator.screen_id == world.app.launch_screen
+    # back folds the shade away without leaving the app under it
+    device.swipe(w // 2, 5, w // 2, h // 2)
+    device.key("back")
+    assert device.simulator.screen_id == world.app.launch_screen and "Settings" in texts(device)
+    # a swipe that starts below the status bar scrolls the list instead
+    device.swipe(w // 2, h // 2, w // 2, h // 4)
+    assert "No notifications" not in texts(device)

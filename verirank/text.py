@@ -1,0 +1,48 @@
+"""One way to read on-screen and page text, shared by the matcher, the judge and the world importers.
+
+Real strings spell the same label many ways: OnePlus writes "Wi‑Fi hotspot" with
+U+2011 (a non-breaking hyphen), pages paste NBSPs, curly quotes and "…", and
+crawled HTML carries zero-width characters. :func:`fold_unicode` maps all of
+those to plain ASCII punctuation and spaces without changing the words;
+:func:`normalise` additionally lower-cases, reads "&" as "and", joins hyphenated
+words ("Wi-Fi" -> "wifi") and drops punctuation, which is how labels are compared.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["fold_unicode", "normalise"]
+
+#: hyphens, dashes and minus signs (NFKC already turns U+2011 into U+2010)
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
+#: zero-width and invisible formatting characters, and the soft hyphen
+_INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e"
+_TABLE = str.maketrans(
+    {**{c: "-" for c in _DASHES}, **{c: None for c in _INVISIBLE},
+     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'", "\u0060": "'",
+     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"'}
+)
+_SPACES_RE = re.compile(r"[^\S\n]+")
+_PUNCT_RE = re.compile(r"[^\w\s]")
+
+
+@lru_cache(maxsize=16384)
+def fold_unicode(text: str) -> str:
+    """Unicode variants to plain forms: dashes -> "-", odd spaces -> " ", curly quotes -> straight,
+    "…" -> "...", zero-width characters removed, runs of spaces collapsed. Case and words are kept."""
+    t = unicodedata.normalize("NFKC", text)  # NBSP, narrow NBSP, thin space, "…", full-width forms
+    t = t.translate(_TABLE)
+    return _SPACES_RE.sub(" ", t).strip()
+
+
+@lru_cache(maxsize=16384)
+def normalise(text: str) -> str:
+    """The comparison form of a label: folded, lower-case, ``&`` -> ``and``, ``Wi-Fi`` -> ``wifi``, no punctuation."""
+    t = fold_unicode(text).casefold()
+    t = re.sub(r"(?<=\w)-(?=\w)", "", t)  # wi-fi -> wifi, e-mail -> email
+    t = t.replace("&", " and ")
+    t = _PUNCT_RE.sub(" ", t)
+    return " ".join(t.split())
