@@ -232,9 +232,20 @@ class HeuristicPredictor(ActionPredictor):
                 why = "; ".join(notes) if notes else "informational step: nothing to do"
                 return self._noop(ctx, why, matcher)
             intent = intents[st.pos]
-            result = self._knowledge(intent, ctx, st, matcher, before=True)
+            result = self._condition(intent, ctx, matcher)
+            if result is None:
+                result = self._knowledge(intent, ctx, st, matcher, before=True)
             if result is None:
                 result = self._plan(intent, ctx, st, matcher)
+            for alt in intent.alternatives if result is None else ():
+                # "Tap Security or Security & location": any name the page offers is the page's word
+                if alt != intent.target:
+                    result = self._plan(dataclasses.replace(intent, target=alt, alternatives=()), ctx, st, matcher)
+                    if result is not None:
+                        break
+            if result is None and intent.condition:
+                result = _Satisfied(f"if {intent.condition}: {intent.describe()} is not on this screen; "
+                                    "the condition does not apply")
             if result is None:
                 result = self._knowledge(intent, ctx, st, matcher, before=False)
             if result is None:
@@ -540,6 +551,18 @@ class HeuristicPredictor(ActionPredictor):
                                 done=False, control_id=c.id, deviation=True, kind=DeviationKind.EXPAND.value)
         return None
 
+    _NOT_SEE_RE = re.compile(r"^(?:you )?(?:do not|don't|can't|cannot|do n't) (?:see|find)\s+(?:the |an? )?(.+)$",
+                             re.IGNORECASE)
+
+    def _condition(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Satisfied]:
+        """"If you don't see X, tap Y": satisfied without acting when X is on screen."""
+        if not intent.condition:
+            return None
+        m = self._NOT_SEE_RE.match(intent.condition.strip())
+        if m and self._best(m.group(1), ctx.ui, matcher, threshold=0.85):
+            return _Satisfied(f"{m.group(1)!r} is on screen, so 'if {intent.condition}' does not apply")
+        return None
+
     def _next_target(self, ctx: PredictContext) -> Optional[str]:
         nxt = ctx.step_index + 1
         if nxt >= len(ctx.instructions):
@@ -551,7 +574,9 @@ class HeuristicPredictor(ActionPredictor):
 
     def _skip(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Satisfied]:
         """A grouping step ("Tap Display") whose item is missing while the next step's item is visible."""
-        if not self.skip_grouping_steps or intent.kind not in ("tap", "open") or not intent.target:
+        if not self.skip_grouping_steps or intent.kind not in ("tap", "open"):
+            return None
+        if not intent.target and not intent.unnamed:
             return None
         nxt = self._next_target(ctx)
         if not nxt:
@@ -562,7 +587,7 @@ class HeuristicPredictor(ActionPredictor):
         for name in names:
             c = self._visible(name, ctx.ui)
             if c is not None:
-                return _Satisfied(f"{intent.target!r} is not here but the next step's {c.label!r} is: "
+                return _Satisfied(f"{intent.target or 'the unnamed item'!r} is not here but the next step's {c.label!r} is: "
                                   f"skipping the grouping step", kind=DeviationKind.SKIP.value)
         return None
 
