@@ -35,6 +35,7 @@ Such a page still scores above a page whose steps could not be followed.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,7 @@ from typing import Any, Callable, Optional
 
 from execution.distill import Control, control_from_json
 from execution.predict.match import Matcher, _tokens, lexical_score, normalise
-from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
+from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step_in_context
 from execution.records import StepRecord, StopReason, Trajectory
 from verirank.errors import ConfigError
 
@@ -142,7 +143,8 @@ class HeuristicJudge(Judge):
         n_actionable = n_ok = 0
         last_actionable: Optional[dict[str, Any]] = None
         for i, text in enumerate(traj.instructions):
-            intents = parse_step(text)
+            # in context: "Enable it there." after a breadcrumb names the breadcrumb's last item
+            intents = parse_step_in_context(traj.instructions, i)
             row: dict[str, Any] = {"step": i, "actionable": bool(intents), "acted": False, "done": False, "effect": False}
             records = [(k, r) for k, r in enumerate(traj.steps) if r.step_index == i]
             row["acted"] = any(r.ok and not r.deviation for _, r in records)
@@ -241,6 +243,9 @@ class HeuristicJudge(Judge):
             if not title and a and b:
                 if len(a & b) / len(a | b) >= 0.5 or all(any(w.startswith(x) for w in b) for x in a):
                     return True
+        if title:
+            # a more general screen ("Battery" for "battery saver") names a place, not the setting
+            names = [n for n in names if not (_tokens(label) and _tokens(label) < _tokens(n))]
         return any(matcher.best(n, [_titled(label)], 0.6) for n in names)
 
     def _page_control(self, names: list[str], traj: Trajectory, screens: list[_Screen], final: _Screen,
@@ -320,6 +325,12 @@ class HeuristicJudge(Judge):
                 ok, why = self._query_satisfied(q[-1], traj, screens, final, matcher)
                 if ok is not None:
                     return ok, why
+            elif final is not None:
+                # a question the parser cannot read ("how to end calls with the power button"): the
+                # page's own last change must still be about what it asks
+                _, other = self._page_control([_query_phrase(traj.query)], traj, screens, final, matcher)
+                if other is not None:
+                    return False, other
         if last is None:
             return False, "no actionable step"
         if last.get("kind") in COMMITTING_KINDS and last["done"] and last["effect"]:
@@ -404,6 +415,14 @@ class HeuristicJudge(Judge):
         if m:
             return True, f"{m.control.label!r} visible at the end"
         return False, f"{target!r} not reached"
+
+
+_QUERY_LEAD_RE = re.compile(r"^\s*(?:how\s+(?:do\s+i|can\s+i|to|do\s+you)\s+)?", re.IGNORECASE)
+
+
+def _query_phrase(query: str) -> str:
+    """The question without its "how to" lead and final punctuation."""
+    return _QUERY_LEAD_RE.sub("", query).strip(" ?.!")
 
 
 def _titled(title: str) -> Control:
