@@ -243,9 +243,9 @@ class HeuristicJudge(Judge):
             if not title and a and b:
                 if len(a & b) / len(a | b) >= 0.5 or all(any(w.startswith(x) for w in b) for x in a):
                     return True
-        if title:
-            # a more general screen ("Battery" for "battery saver") names a place, not the setting
-            names = [n for n in names if not (_tokens(label) and _tokens(label) < _tokens(n))]
+        # a more general name ("Battery" for "battery saver", "NFC" for "require unlocking the
+        # phone for NFC") names a place or a parent setting, not the one asked about
+        names = [n for n in names if not (_tokens(label) and _tokens(label) < _tokens(n))]
         return any(matcher.best(n, [_titled(label)], 0.6) for n in names)
 
     def _page_control(self, names: list[str], traj: Trajectory, screens: list[_Screen], final: _Screen,
@@ -263,8 +263,13 @@ class HeuristicJudge(Judge):
         elif any(lexical_score(n, c.label) >= 0.9 and c.label != label and c.checked is not None
                  for s in [*screens, final] for c in s.controls for n in names):
             related = False  # the query's own switch was on screen, and the page flipped another
+        elif self._better_switch(names, label, screens, final, matcher):
+            related = False  # another switch the page showed fits the question clearly better
         else:
-            related = self._related(names, label, matcher) or self._related(names, title, matcher, title=True)
+            summary = next((c.summary for c in final.controls if c.label == label and c.summary), "")
+            related = (self._related(names, label, matcher) or self._related(names, title, matcher, title=True)
+                       # the switch's own description ("Discoverable": "Visible to all nearby Bluetooth devices")
+                       or (bool(summary) and any(matcher.best(n, [_titled(summary)], 0.6) for n in names)))
         if not related:
             return None, f"the page changed {label!r}, not {names[0]!r}"
         c = next((x for x in final.controls if x.label == label and x.checked is not None), None)
@@ -340,12 +345,38 @@ class HeuristicJudge(Judge):
         return False, "the page's last step only navigates; nothing was changed or shown as asked"
 
     @staticmethod
+    def _fit(names: list[str], c: Control, matcher: Matcher) -> float:
+        """How well a switch (its label, or its description) fits the question."""
+        best = 0.0
+        for n in names:
+            for text, weight in ((c.label, 1.0), (c.summary, 0.9)):
+                if text:
+                    m = matcher.rank(n, [_titled(text)])
+                    best = max(best, weight * m[0].score if m else 0.0)
+        return best
+
+    def _better_switch(self, names: list[str], label: str, screens: list[_Screen], final: _Screen,
+                       matcher: Matcher) -> bool:
+        seen: dict[str, Control] = {}
+        for s in [*screens, final]:
+            for c in s.controls:
+                if c.checked is not None and c.role in ("switch", "checkbox"):
+                    seen.setdefault(c.label, c)
+        if label not in seen:
+            return False
+        mine = self._fit(names, seen[label], matcher)
+        return any(self._fit(names, c, matcher) > mine + 0.1 for lab, c in seen.items() if lab != label)
+
+    @staticmethod
     def _last_change(traj: Trajectory, screens: list[_Screen]) -> Optional[tuple[str, str]]:
         """(control label, screen title) of the last action that flipped a switch, if any."""
         for k in range(len(traj.steps) - 1, -1, -1):
             r = traj.steps[k]
             if r.ok and not r.noop and r.action.target_label:
-                c = next((c for c in screens[k].controls if c.label == r.action.target_label), None)
+                same = [c for c in screens[k].controls if c.label == r.action.target_label]
+                # twins ("NFC" the link and "NFC" the switch): the one whose row was tapped
+                c = next((c for c in same if r.action.target_bounds and list(c.bounds) == list(r.action.target_bounds)),
+                         same[0] if same else None)
                 if c is not None and c.checked is not None and c.role in ("switch", "checkbox"):
                     return c.label, screens[k].title
         return None

@@ -608,8 +608,8 @@ class HeuristicPredictor(ActionPredictor):
                          if not h.noop and h.ok and h.changed and h.action.type == ActionType.CLICK
                          and h.signature and h.signature != ctx.ui.signature), None)
             if last is None:
-                r["phase"] = "done"
-                return None
+                st.reflection = {"phase": "done"}
+                return self._search(intent, ctx, st)
             st.reflection = {"phase": "retry", "avoid": (last.action.target_label, last.action.target_bounds),
                              "step": last.step_index, "signature": last.signature}
             st.search = {"backs": self.max_backs}  # scroll the earlier screen, but no further backs
@@ -620,6 +620,7 @@ class HeuristicPredictor(ActionPredictor):
                         done=False, deviation=True, kind=DeviationKind.REFLECTION.value)
         if phase == "retry":
             r["phase"] = "done"
+            st.search = {"backs": self.max_backs}
             prev = r.get("step")
             prev_intents = parse_step_in_context(ctx.instructions, prev) if prev is not None else []
             prev_target = next((it.target for it in reversed(prev_intents) if it.target), None)
@@ -700,8 +701,11 @@ class HeuristicPredictor(ActionPredictor):
                             done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
             sr["phase"] = "back"
         backs = sr.get("backs", 0)
+        if self.use_reflection and not st.reflection and ctx.history:
+            return None  # reflection goes back first, along the recorded path (then this search resumes)
         if backs < self.max_backs:
             st.search = {"backs": backs + 1, "phase": "down"}
+            st.entered = False  # a new screen: "the target's own screen" no longer holds
             return _Act(Action(type=ActionType.BACK, rationale=f"{what!r} not on this screen: go back and look"),
                         done=False, deviation=True, kind=DeviationKind.SEARCH.value)
         return None
