@@ -235,3 +235,26 @@ def test_judge_refuses_a_page_that_changed_another_switch():
     traj, _ = _run(steps, _agent(), "how to turn on auto brightness")
     verdict = HeuristicJudge(use_embeddings=False, use_knowledge=True).judge(traj)
     assert verdict.score < 1.0
+
+
+def test_judge_reads_an_unparsed_question_against_the_page_change():
+    # the question has no verb the parser knows; the page flips the plain NFC switch instead
+    query = "how to require unlocking the phone for NFC"
+    judge = HeuristicJudge(use_knowledge=True)
+    wrong, _ = _run(["Open Settings.", "Tap Bluetooth & device connection.", "Turn on NFC."], _agent(), query)
+    verdict = judge.judge(wrong)
+    assert verdict.score < 1.0 and "not" in verdict.detail[-1]["why"]
+    right, dev = _run(["Open Settings.", "Tap Bluetooth & device connection.",
+                       "Turn on Require device unlock for NFC."], _agent(), query)
+    assert judge.judge(right).score == 1.0
+
+
+def test_reflection_retries_a_same_named_twin_row():
+    # Wi-Fi & network lists "Hotspot & tethering" twice; only one page holds the switch
+    steps = ["Open Settings.", "Tap Wi-Fi & network.", "Tap Hotspot & tethering.", "Turn on Turn off hotspot automatically."]
+    traj, dev = _run(steps, _agent(), "how to make the hotspot turn off automatically")
+    assert traj.stop_reason == StopReason.COMPLETED
+    assert traj.deviations.get("reflection", 0) >= 1
+    retry = [s for s in traj.steps if s.deviation_kind == "reflection" and s.action.type.value == "click"]
+    assert retry and retry[0].step_index == 2 and retry[0].action.target_label == "Hotspot & tethering"
+    assert dev.simulator.state["wifi_tether_auto_turn_off_2"] is True  # label only
