@@ -248,6 +248,15 @@ class HeuristicJudge(Judge):
         names = [n for n in names if not (_tokens(label) and _tokens(label) < _tokens(n))]
         return any(matcher.best(n, [_titled(label)], 0.6) for n in names)
 
+    @staticmethod
+    def _screen_and_rest(names: list[str], title: str, label: str) -> bool:
+        t, lab = _tokens(title or ""), _tokens(label)
+        for n in names:
+            q = _tokens(n)
+            if t and t < q and lab & (q - t):
+                return True
+        return False
+
     def _page_control(self, names: list[str], traj: Trajectory, screens: list[_Screen], final: _Screen,
                       matcher: Matcher) -> tuple[Optional[Control], Optional[str]]:
         """The switch the page's own last change flipped, on the final screen, when it is what the query names.
@@ -268,6 +277,9 @@ class HeuristicJudge(Judge):
         else:
             summary = next((c.summary for c in final.controls if c.label == label and c.summary), "")
             related = (self._related(names, label, matcher) or self._related(names, title, matcher, title=True)
+                       # the asked setting's screen ("Battery Saver" in "battery saver ... when charged") and a
+                       # switch named by the rest of the question ("Turn off when charged")
+                       or self._screen_and_rest(names, title, label)
                        # the switch's own description ("Discoverable": "Visible to all nearby Bluetooth devices")
                        or (bool(summary) and any(matcher.best(n, [_titled(summary)], 0.6) for n in names)))
         if not related:
@@ -410,7 +422,12 @@ class HeuristicJudge(Judge):
                 first = next((x for s in screens for x in [self._find(c.label, s, matcher, checkable=True)] if x), None)
                 ok = first is not None and first.checked != c.checked
             else:
-                ok = c.checked == q.state
+                want = q.state
+                if want is False and normalise(c.label).startswith(("turn off", "disable", "stop ", "dont ")):
+                    # "how to turn off battery saver when charged": the switch named after the
+                    # turning-off ("Turn off when charged") is what must be on
+                    want = True
+                ok = c.checked == want
             return ok, f"{c.label!r} is {'on' if c.checked else 'off'} at the end"
         if q.kind in ("set", "select"):
             if q.value:

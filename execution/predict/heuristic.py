@@ -623,10 +623,12 @@ class HeuristicPredictor(ActionPredictor):
             st.search = {"backs": self.max_backs}
             prev = r.get("step")
             prev_intents = parse_step_in_context(ctx.instructions, prev) if prev is not None else []
-            prev_target = next((it.target for it in reversed(prev_intents) if it.target), None)
+            avoid_label, avoid_bounds = r.get("avoid") or (None, None)
+            # the intent that tap served ("Hotspot & tethering" of a breadcrumb, not its last item)
+            targets = [it.target for it in prev_intents if it.target]
+            prev_target = max(targets, key=lambda t: lexical_score(t, avoid_label or ""), default=None)
             if not prev_target:
                 return None
-            avoid_label, avoid_bounds = r.get("avoid") or (None, None)
             # the control tapped before (twins with the same label stay candidates)
             ranked = [m for m in matcher.rank(prev_target, ctx.ui.controls)
                       if m.control.role != "scrollable"

@@ -258,3 +258,22 @@ def test_reflection_retries_a_same_named_twin_row():
     retry = [s for s in traj.steps if s.deviation_kind == "reflection" and s.action.type.value == "click"]
     assert retry and retry[0].step_index == 2 and retry[0].action.target_label == "Hotspot & tethering"
     assert dev.simulator.state["wifi_tether_auto_turn_off_2"] is True  # label only
+
+
+def test_judge_reads_a_switch_named_after_turning_off():
+    query = "how to turn off battery saver automatically when charged"
+    judge = HeuristicJudge(use_knowledge=True)
+    right, dev = _run(["Open Settings.", "Tap Battery.", "Tap Battery Saver.", "Turn on Turn off when charged."],
+                      _agent(), query)
+    assert dev.simulator.state["battery_saver_sticky"] is True  # label only
+    assert judge.judge(right).score == 1.0
+    wrong, _ = _run(["Open Settings.", "Tap Battery.", "Tap Battery Saver.", "Turn on Turn on now."], _agent(), query)
+    assert judge.judge(wrong).score < 1.0
+
+
+def test_reflection_in_a_breadcrumb_retries_the_row_it_tapped():
+    steps = ["Go to Settings > Wi-Fi & network > Hotspot & tethering > Turn off hotspot automatically.",
+             "Enable it there."]
+    traj, dev = _run(steps, _agent(), "how to make the hotspot turn off automatically")
+    assert traj.stop_reason == StopReason.COMPLETED
+    assert dev.simulator.state["wifi_tether_auto_turn_off_2"] is True  # label only
