@@ -33,6 +33,7 @@ test: install system-deps
 	$(BIN)/python -m pytest -q
 
 bench: install
+	$(BIN)/pip install -q -c constraints.txt -e '.[bench]'   # trafilatura, the stage-1 peer
 	$(BIN)/python -m benchmarks.run_all
 
 # Rebuild datasets/models/ (pre-training set, LR ranker, code fingerprint) after agent/judge changes.

@@ -7,20 +7,37 @@ for actions, ``am``/``monkey``/``pm`` for apps, ``getprop``/``dumpsys`` for
 versions and focus.  Every failure surfaces as :class:`DeviceError` naming the
 serial and the command; every adb call has a timeout, so a vanished device
 raises instead of hanging.
+
+With ``skip_unchanged_dumps`` (on in the pipeline: ``execution.adb``), every
+``dump_xml`` takes a screenshot *in parallel* with the dump, and:
+
+* the next ``screenshot_png`` before any input returns that screenshot (no
+  second ``screencap``): a step that needs both costs about one dump;
+* when the screenshot is pixel-identical to one whose dump is *known* (two
+  independent dumps of that same screenshot agreed), the dump is not waited
+  for: the known XML is returned as soon as the screenshot arrives, and the
+  dump still running on the phone is collected before the next command that
+  could collide with it. A screen that only looks the same (an invisible
+  state change) is the one case this can miss; switch it off then.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import re
 import shlex
 import socket
 import subprocess
+import threading
 import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Literal, Optional
 
 from execution.device import AppInfo, Device, DeviceInfo, Key
+from execution.isolation import RestoreReport, SettingsSnapshot, restore_over_shell, snapshot_over_shell
 from verirank.errors import DeviceError
 
 log = logging.getLogger(__name__)
@@ -103,6 +120,7 @@ class AdbDevice(Device):
         timeout: float = 30.0,
         retry_delay: float = 0.5,
         start_server: bool = True,
+        skip_unchanged_dumps: bool = False,
     ):
         if reset not in ("force-stop", "pm-clear", "snapshot"):
             raise DeviceError(f"adb {serial}: unknown reset mode {reset!r}; "
@@ -119,6 +137,19 @@ class AdbDevice(Device):
         self.app_package = app_package
         self.timeout = timeout
         self.retry_delay = retry_delay
+        self.skip_unchanged_dumps = skip_unchanged_dumps
+        #: counts for benchmarks: dumps sent, dumps answered from a known screen
+        self.dumps = 0
+        self.skipped_dumps = 0
+        self._pool: Optional[ThreadPoolExecutor] = None
+        #: a dump left running on the phone after a skip; collected before the next dump
+        self._pending_dump: Optional[Future] = None
+        #: the screenshot taken with the last dump, valid until the next input
+        self._fresh_shot: Optional[bytes] = None
+        #: screenshot digest -> XML: first seen, then known once a second dump agrees
+        self._seen: OrderedDict[bytes, str] = OrderedDict()
+        self._known: OrderedDict[bytes, str] = OrderedDict()
+        self._state_lock = threading.Lock()
         self._client = adb_client(adb_host, adb_port, timeout)
         self._ensure_server(start_server)
         if connect and _is_network_serial(serial):
@@ -217,6 +248,60 @@ class AdbDevice(Device):
 
     # -- Device -------------------------------------------------------------------
     def dump_xml(self) -> str:
+        if not self.skip_unchanged_dumps:
+            self._invalidate()
+            return self._dump_now()
+        self._collect_pending()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"adb-{self.serial}")
+        shot_job = self._pool.submit(self._screencap)
+        dump_job = self._pool.submit(self._dump_now)
+        try:
+            shot = shot_job.result()
+        except DeviceError:
+            shot = None  # the dump alone still answers
+        digest = hashlib.blake2b(shot, digest_size=16).digest() if shot is not None else None
+        with self._state_lock:
+            self._fresh_shot = shot
+            known = self._known.get(digest) if digest is not None else None
+            if known is not None:
+                self._known.move_to_end(digest)
+        if known is not None:
+            self.skipped_dumps += 1
+            self._pending_dump = dump_job
+            return known
+        xml = dump_job.result()
+        if digest is not None:
+            self._remember(digest, xml)
+        return xml
+
+    def _remember(self, digest: bytes, xml: str, limit: int = 256) -> None:
+        """A screenshot's dump becomes known when a second, independent dump of it agrees."""
+        with self._state_lock:
+            if self._seen.get(digest) == xml:
+                self._known[digest] = xml
+                while len(self._known) > limit:
+                    self._known.popitem(last=False)
+            self._seen[digest] = xml
+            self._seen.move_to_end(digest)
+            while len(self._seen) > limit:
+                self._seen.popitem(last=False)
+
+    def _collect_pending(self) -> None:
+        """Wait for a dump left running after a skip (two dumps at once make uiautomator fail)."""
+        job, self._pending_dump = self._pending_dump, None
+        if job is not None:
+            try:
+                job.result()
+            except DeviceError as exc:
+                log.info("adb %s: a skipped dump failed afterwards: %s", self.serial, exc)
+
+    def _invalidate(self) -> None:
+        """Input was sent: the screenshot taken with the last dump no longer shows the screen."""
+        self._fresh_shot = None
+
+    def _dump_now(self) -> str:
+        self.dumps += 1
         command = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH}"
         last = ""
         for attempt in range(self.dump_retries + 1):
@@ -239,6 +324,12 @@ class AdbDevice(Device):
                           f"{self.dump_retries + 1} attempts: {last}")
 
     def screenshot_png(self) -> bytes:
+        shot = self._fresh_shot
+        if shot is not None:
+            return shot
+        return self._screencap()
+
+    def _screencap(self) -> bytes:
         data = self.exec_out("screencap -p")
         if not data.startswith(PNG_MAGIC):
             raise DeviceError(f"adb {self.serial}: `screencap -p` returned {len(data)} bytes that are "
@@ -254,16 +345,20 @@ class AdbDevice(Device):
         return size
 
     def tap(self, x: int, y: int) -> None:
+        self._invalidate()
         self._check(f"input tap {int(x)} {int(y)}")
 
     def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._invalidate()
         # a swipe that does not move is how `input` spells a long press
         self._check(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}")
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._invalidate()
         self._check(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
 
     def input_text(self, text: str) -> None:
+        self._invalidate()
         # `input text` cannot type a newline: type the lines and press ENTER between them
         for index, line in enumerate(text.split("\n")):
             if index:
@@ -272,12 +367,14 @@ class AdbDevice(Device):
                 self._check(f"input text {escape_input_text(line)}")
 
     def key(self, key: Key) -> None:
+        self._invalidate()
         code = KEYCODES.get(key)
         if code is None:
             raise DeviceError(f"adb {self.serial}: unknown key {key!r}; use one of {sorted(KEYCODES)}")
         self._check(f"input keyevent {code}")
 
     def launch(self, package: str, activity: Optional[str] = None) -> None:
+        self._invalidate()
         if activity:
             output = self._check(f"am start -n {shlex.quote(package + '/' + activity)}")
             if "Error" in output:
@@ -318,6 +415,8 @@ class AdbDevice(Device):
     def reset(self, package: Optional[str] = None) -> None:
         """Clean start: restore the snapshot, or force-stop (+ ``pm clear``), HOME, relaunch ``package``."""
         package = package or self.app_package
+        self._invalidate()
+        self._collect_pending()
         if self.reset_mode == "snapshot":
             self._load_snapshot()  # the snapshot *is* the clean start state
             return
@@ -340,8 +439,20 @@ class AdbDevice(Device):
                               f"{output.strip()} (snapshots need an Android emulator)")
         self._wait_online()
 
+    def snapshot_settings(self) -> SettingsSnapshot:
+        """``settings list system|secure|global`` (what a page could change that outlives force-stop)."""
+        return snapshot_over_shell(self.shell)
+
+    def restore_settings(self, snapshot: SettingsSnapshot, ignore: tuple[str, ...] = ()) -> RestoreReport:
+        """``settings put`` every changed value back and ``settings delete`` every added key."""
+        return restore_over_shell(self.shell, snapshot, ignore)
+
     def close(self) -> None:
-        """Nothing to release: adbutils opens one short connection per command."""
+        """Collect a pending dump and stop the helper threads (adbutils opens one connection per command)."""
+        self._collect_pending()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
 
 def _is_network_serial(serial: str) -> bool:

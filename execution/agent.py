@@ -34,10 +34,15 @@ With a UI map (``ui_map=``, or found for the device when the predictor's
 repair a page's steps by following the map; those actions are deviations,
 and ``Trajectory.ui_map`` says which map was used (or why there was none).
 
-With ``out_dir`` the folder receives ``step_NNN.xml`` / ``step_NNN.png`` (the
-screen before action NNN), ``final.xml`` / ``final.png`` and
-``trajectory.json`` (written atomically). Without it nothing touches the disk
-and screenshots are taken only if the predictor asks for one.
+With ``out_dir`` the folder receives ``step_NNN.xml`` (the screen before
+action NNN), ``final.xml`` and ``trajectory.json`` (written atomically), and
+screenshots as ``screenshots`` says: ``every_step`` (``step_NNN.png`` and
+``final.png``), ``final`` (``final.png`` only) or ``none``. A screenshot the
+predictor asked for is saved in any mode (it is already taken). Each
+StepRecord's ``screenshot`` names its file or is null. Screenshots are stored
+at ``screenshot_scale`` of the screen (``Trajectory.screen_size``); action
+coordinates stay in device pixels. Without ``out_dir`` nothing touches the
+disk and screenshots are taken only if the predictor asks for one.
 """
 
 from __future__ import annotations
@@ -54,11 +59,14 @@ from execution.records import Action, StepRecord, StopReason, Trajectory
 from execution.safety import SafetyPolicy
 from execution.uicontext import UIContext
 from verirank.errors import DeviceError, SchemaError, StoreError
-from verirank.store import atomic_write_bytes, atomic_write_json, atomic_write_text
+from verirank.store import atomic_write_json
 
-__all__ = ["run_episode", "save_trajectory", "load_trajectory", "action_key", "TRAJECTORY_FILE"]
+__all__ = ["run_episode", "save_trajectory", "load_trajectory", "action_key", "TRAJECTORY_FILE",
+           "SCREENSHOT_MODES"]
 
 TRAJECTORY_FILE = "trajectory.json"
+#: which screens are captured and saved when there is an ``out_dir``
+SCREENSHOT_MODES = ("every_step", "final", "none")
 
 
 def action_key(action: Action) -> tuple:
@@ -125,18 +133,24 @@ def run_episode(
     keep_screens: int = 2,
     ui_map: Any = None,
     knowledge: Any = None,
+    screenshots: str = "every_step",
+    screenshot_scale: float = 1.0,
 ) -> Trajectory:
     """Run ``instructions`` on ``device`` and return the recorded :class:`Trajectory`.
 
     ``safety`` defaults to a policy that allows no risky category; ``proxy``
     to :class:`ExecutionProxy` defaults. ``extra_context`` reaches the
     predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
-    judge. ``keep_screens`` earlier screenshots are offered to predictors
+    judge. ``screenshots`` (``every_step``, ``final``, ``none``) and
+    ``screenshot_scale`` say which screenshots ``out_dir`` receives and at
+    what size. ``keep_screens`` earlier screenshots are offered to predictors
     that want them. ``ui_map`` (an ``execution.worlds.UIMap``) is offered to
     the predictor; without one, a predictor with ``use_ui_map`` gets the
     device's map (:func:`execution.predict.uimap.ui_map_for_device`).
     """
     started = time.perf_counter()
+    if screenshots not in SCREENSHOT_MODES:
+        raise ValueError(f"screenshots must be one of {', '.join(SCREENSHOT_MODES)}, got {screenshots!r}")
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -147,6 +161,7 @@ def run_episode(
         "qid": qid, "url": url, "device": spec, "app": app, "instructions": list(instructions),
         "query": query, "predictor": getattr(predictor, "name", type(predictor).__name__),
         "world": spec.partition(":")[2] if spec.startswith("sim:") else None,
+        "screenshots": screenshots if out is not None else "none", "screenshot_scale": screenshot_scale,
     }
     if ui_map is not None:
         fields["ui_map"] = f"given ({getattr(ui_map, 'app', '?')})"
@@ -170,9 +185,13 @@ def run_episode(
         fields["os_version"] = info.os_version or None
         fields["app_version"] = info.app_versions.get(app) if app else None
         if instructions:
+            size = device.screen_size()
+            fields["screen_size"] = list(size)
+            capture = _Capture(screenshots if out is not None else "none", screenshot_scale)
             stop, detail, last_ui, last_xml = _loop(
                 instructions, predictor, device, app, max_steps, out, safety, proxy,
-                extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map, knowledge,
+                extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map, size, capture,
+                knowledge,
             )
             # the final screen, for the judge
             if last_ui is None:
@@ -185,13 +204,14 @@ def run_episode(
         fields["final_controls"] = [c.to_json() for c in last_ui.controls]
         fields["final_screen"] = last_ui.summary()
         if out is not None and last_xml is not None:
-            atomic_write_text(out / "final.xml", last_xml)
+            _write(out / "final.xml", last_xml.encode("utf-8"))
             fields["final_xml"] = "final.xml"
-            try:
-                atomic_write_bytes(out / "final.png", device.screenshot_png())
-                fields["final_screenshot"] = "final.png"
-            except DeviceError:
-                pass
+            if screenshots != "none":
+                try:
+                    _write(out / "final.png", device.screenshot_png_scaled(screenshot_scale))
+                    fields["final_screenshot"] = "final.png"
+                except DeviceError:
+                    pass
     kinds = Counter(s.deviation_kind or "other" for s in steps if s.deviation)
     trajectory = Trajectory(
         **fields, deviations=dict(sorted(kinds.items())), steps=steps, stop_reason=stop, stop_detail=detail, acted_steps=sorted(acted),
@@ -200,6 +220,20 @@ def run_episode(
     if out is not None:
         save_trajectory(out, trajectory)
     return trajectory
+
+
+def _write(path: Path, data: bytes) -> None:
+    """A step's evidence file: a plain write (an fsync per file cost ~5 ms a step). A killed run
+    leaves no trajectory.json, written atomically last, and the runner redoes that folder."""
+    path.write_bytes(data)
+
+
+class _Capture:
+    """The screenshot settings of one episode."""
+
+    def __init__(self, mode: str, scale: float):
+        self.every_step = mode == "every_step"
+        self.scale = scale
 
 
 def _observe_ui(device: Device, clock: _Clock, xml: str, size: Optional[tuple[int, int]] = None) -> UIContext:
@@ -221,14 +255,15 @@ def _loop(
     keep_screens: int,
     steps: list[StepRecord],
     acted: set[int],
-    ui_map: Any = None,
+    ui_map: Any,
+    size: tuple[int, int],
+    capture: _Capture,
     knowledge: Any = None,
 ) -> tuple[StopReason, str, Optional[UIContext], Optional[str]]:
     clock = _Clock()
     clock.call(device.reset, app)
     if app:
         clock.call(device.launch, app)
-    size = clock.call(device.screen_size)
     memory: dict[str, Any] = {}
     history: list[HistoryItem] = []
     moves: Counter = Counter()
@@ -262,16 +297,16 @@ def _loop(
 
         def screenshot() -> bytes:
             if "png" not in shot:
-                shot["png"] = clock.call(device.screenshot_png)
+                shot["png"] = clock.call(device.screenshot_png_scaled, capture.scale)
             return shot["png"]
 
         io_started = time.perf_counter()
         files: dict[str, str] = {}
         if out is not None:
             files["xml"] = f"step_{index:03d}.xml"
-            files["png"] = f"step_{index:03d}.png"
-            atomic_write_text(out / files["xml"], xml)
-            atomic_write_bytes(out / files["png"], screenshot())
+            _write(out / files["xml"], xml.encode("utf-8"))
+            if capture.every_step:
+                screenshot()
         io_ms = (time.perf_counter() - io_started) * 1000
         t_observed = time.perf_counter()
 
@@ -287,6 +322,12 @@ def _loop(
             reason = memory.pop("stuck_reason", None) or f"no action found for step {step_index + 1}"
             return StopReason.NO_ACTION, reason, ui, xml
         attributed = min(max(pred.step_index, 0), len(instructions) - 1)
+        if out is not None and "png" in shot:
+            # taken for every_step, or by a predictor that looked at the screen: keep it
+            io_started = time.perf_counter()
+            files["png"] = f"step_{index:03d}.png"
+            _write(out / files["png"], shot["png"])
+            io_ms += (time.perf_counter() - io_started) * 1000
 
         # --- cycle check (the repeat is not executed)
         if not pred.noop:

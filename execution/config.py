@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class _Section(BaseModel):
@@ -104,6 +104,10 @@ class AdbConfig(_Section):
     snapshot_name: Optional[str] = None
     dump_retries: int = Field(3, ge=0, le=20)
     timeout_s: float = Field(30.0, gt=0)
+    #: take a screenshot in parallel with every dump (the agent's screenshot then costs nothing) and
+    #: skip waiting for the dump when the screenshot is identical to one whose dump is known
+    #: (docs/adb.md, "Per-step cost")
+    skip_unchanged_dumps: bool = True
 
 
 class ExecutionConfig(_Section):
@@ -112,11 +116,21 @@ class ExecutionConfig(_Section):
     predictor: Literal["heuristic", "llm"] = "heuristic"
     judge: Literal["heuristic", "llm"] = "heuristic"
     max_steps: int = Field(28, ge=1, le=200)
-    executor: Literal["threads", "ray"] = "threads"
+    #: how device slots run: ``auto`` (processes when every device is ``sim:`` and there are
+    #: several, else threads), ``threads`` (adb devices wait on I/O), ``processes`` (one process
+    #: per device slot: simulators are CPU-bound), or ``ray`` (one actor per slot)
+    executor: Literal["auto", "threads", "processes", "ray"] = "auto"
     #: attempts per page across devices when a device fails mid-trajectory
     max_attempts: int = Field(3, ge=1, le=20)
-    #: keep per-step screenshots and XML dumps in the trajectory folders
+    #: keep per-step XML dumps and screenshots in the trajectory folders (false: trajectory.json only)
     save_screens: bool = True
+    #: which screenshots are drawn/captured and saved: every_step (the report shows each step;
+    #: the demo sets this), final (the last screen only; cheap batch jobs) or none. An LLM judge
+    #: always gets every_step; an LLM predictor's screenshots are saved when it takes them
+    screenshots: Literal["every_step", "final", "none"] = "final"
+    #: saved screenshots are scaled by this (0.5: 540x1200 for a 1080x2400 phone); the trajectory
+    #: records the screen size, and coordinates stay in device pixels
+    screenshot_scale: float = Field(0.5, gt=0.0, le=1.0)
     #: route a page to ``sim:<world>`` when its query names a world (benchmarks)
     route_by_world: bool = True
     #: Ray executor: address of an existing cluster (None = local ``ray.init``)
@@ -125,6 +139,22 @@ class ExecutionConfig(_Section):
     #: agent, predictors, proxy, safety and judge settings (docs/agent.md)
     agent: AgentConfig = AgentConfig()
     adb: AdbConfig = AdbConfig()
+    #: undo what a page changed before the next page on the same device (docs/agent.md):
+    #: ``auto`` = on for ``adb:`` devices (settings outlive a force-stop), off for ``sim:``
+    #: (the simulator resets its whole world); ``on`` / ``off`` for every device
+    isolation: Literal["auto", "on", "off"] = "auto"
+    #: ``NAMESPACE/KEY`` settings that isolation never restores (values the system changes itself)
+    isolation_ignore: list[str] = Field(default_factory=list)
+
+    @field_validator("isolation", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: object) -> object:
+        # YAML reads a bare on/off as true/false
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else value
     #: extra context for the predictor, e.g. {"email": "TEST_ACCOUNT_EMAIL"}: names of
     #: environment variables, so that credential values never reach the manifest
     credentials_env: dict[str, str] = Field(default_factory=dict)
+
+    def screenshot_mode(self) -> str:
+        """``screenshots``, raised to every_step when an LLM judge will read each step's screen."""
+        return "every_step" if self.judge == "llm" else self.screenshots

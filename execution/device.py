@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
+
+if TYPE_CHECKING:
+    from execution.isolation import RestoreReport, SettingsSnapshot
 
 Key = Literal["back", "home", "enter"]
 
@@ -48,6 +51,12 @@ class Device(ABC):
     def screenshot_png(self) -> bytes:
         """The current screen as PNG bytes."""
 
+    def screenshot_png_scaled(self, scale: float = 1.0) -> bytes:
+        """The screen as PNG scaled by ``scale`` (storage copies); coordinates stay in device pixels."""
+        from execution.screens import downscale_png
+
+        return downscale_png(self.screenshot_png(), scale)
+
     @abstractmethod
     def screen_size(self) -> tuple[int, int]:
         """(width, height) in pixels."""
@@ -81,6 +90,20 @@ class Device(ABC):
     @abstractmethod
     def reset(self, package: Optional[str] = None) -> None:
         """Return to a clean start state (app data cleared, home screen or app start)."""
+
+    def snapshot_settings(self) -> "Optional[SettingsSnapshot]":
+        """The device's settings before a page (see ``execution/isolation.py``).
+
+        None means the device has nothing a page could leave behind; the
+        default, for devices that reset everything in ``reset()``.
+        """
+        return None
+
+    def restore_settings(self, snapshot: "SettingsSnapshot", ignore: tuple[str, ...] = ()) -> "RestoreReport":
+        """Put back every setting that changed since ``snapshot``; ``ignore`` lists ``NS/KEY`` to leave."""
+        from execution.isolation import RestoreReport
+
+        return RestoreReport()
 
     def close(self) -> None:
         """Release connections; the default does nothing."""

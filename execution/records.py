@@ -137,6 +137,12 @@ class Trajectory(Record):
     stop_detail: str = ""
     #: the final screen, after the last action
     final_screenshot: Optional[str] = None
+    #: which screenshots were saved: every_step, final or none (a step's ``screenshot`` is null without one)
+    screenshots: Optional[str] = None
+    #: screenshots are stored at this fraction of ``screen_size``; coordinates are in device pixels
+    screenshot_scale: float = 1.0
+    #: (width, height) of the device screen in pixels
+    screen_size: Optional[list[int]] = None
     final_xml: Optional[str] = None
     #: instruction steps the agent acted on
     acted_steps: list[int] = Field(default_factory=list)

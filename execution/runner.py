@@ -17,12 +17,18 @@ How the pool behaves:
 * each finished page is appended as one whole line, so a run killed halfway
   resumes where it stopped with no page lost or duplicated.
 
-Executors: ``threads`` (default) or ``ray`` for users who outgrow one machine.
+Executors (``execution.executor``): every one schedules pages in :func:`run_pool`
+and builds its device, predictor, judge and LLM client with :func:`build_slot`;
+they differ only in where a slot lives. ``threads`` (adb devices wait on I/O),
+``processes`` (one process per device: simulators are CPU-bound), ``ray`` (one
+actor per device), and ``auto`` (the default: processes for several ``sim:``
+devices, threads otherwise).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import queue
 import shutil
 import threading
@@ -36,7 +42,10 @@ from extraction.records import Extraction, Query
 from verirank.errors import DeviceError, ExecutionError
 from verirank.store import JsonlAppender, RunDir, read_jsonl
 
-__all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job"]
+__all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job", "build_slot", "build_parts",
+           "choose_executor", "run_pool"]
+
+log = logging.getLogger(__name__)
 
 
 def page_id(url: str) -> str:
@@ -119,6 +128,21 @@ class StageParts:
     proxy: Any = None
 
 
+def llm_client_for(config: Any, llm_client: Any = None) -> Any:
+    """The LLM client the predictor or judge needs: ``llm_client``, else one built from ``config.llm``.
+
+    Built where it is used (in a worker process too), so the client and its key are never
+    pickled: the key is read from the environment variable named by ``llm.api_key_env``.
+    """
+    if config.execution.predictor != "llm" and config.execution.judge != "llm":
+        return None
+    if llm_client is not None:
+        return llm_client
+    from verirank.llm import LLMClient
+
+    return LLMClient.from_config(config.llm)
+
+
 def build_parts(config: Any, llm_client: Any = None) -> StageParts:
     """Predictor, judge, safety policy and proxy from the execution config."""
     from execution.judge import make_judge
@@ -126,16 +150,27 @@ def build_parts(config: Any, llm_client: Any = None) -> StageParts:
     from execution.proxy import ExecutionProxy
     from execution.safety import SafetyPolicy
 
+    client = llm_client_for(config, llm_client)
     return StageParts(
-        predictor=make_predictor(config.execution, llm_client=llm_client),
-        judge=make_judge(config.execution, llm_client=llm_client),
+        predictor=make_predictor(config.execution, llm_client=client),
+        judge=make_judge(config.execution, llm_client=client),
         safety=SafetyPolicy.from_config(config.execution),
         proxy=ExecutionProxy.from_config(config.execution),
     )
 
 
+def isolates(config: Any, spec: str) -> bool:
+    """Whether pages on ``spec`` get their settings restored (``execution.isolation``)."""
+    mode = config.execution.isolation
+    return mode == "on" or (mode == "auto" and spec.startswith("adb:"))
+
+
 def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any) -> ExecutionResult:
-    """Run one page on one device and judge it. Raises DeviceError on device failure."""
+    """Run one page on one device and judge it. Raises DeviceError on device failure.
+
+    With isolation on, the device's settings are recorded before the page and
+    restored after it, so the next page finds the device as this one did.
+    """
     from execution.agent import run_episode
 
     out_dir = run_dir / job.traj_rel()
@@ -143,6 +178,7 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    before = device.snapshot_settings() if isolates(config, device.spec) else None
     traj: Trajectory = run_episode(
         job.instructions, parts.predictor, device,
         qid=job.qid, url=job.url, app=job.app,
@@ -151,9 +187,14 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Any
         safety=parts.safety, proxy=parts.proxy, query=job.query,
         cycle_repeats=config.execution.agent.cycle_repeats,
         extra_context=extra_context(config),
+        screenshots=config.execution.screenshot_mode(), screenshot_scale=config.execution.screenshot_scale,
     )
     if traj.stop_reason == StopReason.DEVICE_ERROR:
         raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")
+    if before is not None:
+        report = device.restore_settings(before, tuple(config.execution.isolation_ignore))
+        if report.failed:
+            log.warning("%s: could not restore %s after %s", device.spec, ", ".join(report.failed), job.url)
     if not config.execution.save_screens:
         from execution.agent import save_trajectory
 
@@ -197,6 +238,7 @@ def device_opener(config: Any) -> Callable[[str], Any]:
             return open_device(
                 spec, adb_host=adb.adb_host, adb_port=adb.adb_port, reset=adb.reset,
                 snapshot_name=adb.snapshot_name, dump_retries=adb.dump_retries, timeout=adb.timeout_s,
+                skip_unchanged_dumps=adb.skip_unchanged_dumps,
             )
         return open_device(spec)
 
@@ -211,34 +253,42 @@ def _failed(job: Job) -> ExecutionResult:
     )
 
 
-# --- the thread pool -----------------------------------------------------------
+# --- device slots: where pages run ------------------------------------------------
 
-class _Worker:
-    """One device slot. A sim slot may switch worlds; an adb slot never does."""
+def spec_for(base_spec: str, job: Job, route_by_world: bool) -> str:
+    """The device a page runs on: a sim slot follows the page's world, an adb slot never switches."""
+    if base_spec.startswith("sim:") and route_by_world and job.world:
+        return f"sim:{job.world}"
+    return base_spec
 
-    def __init__(self, spec: str, opener: Callable[[str], Any]):
-        self.base_spec = spec
+
+class DeviceSlot:
+    """One device and the parts that drive it, in this process.
+
+    The device is opened on first use and re-opened on another world (sim) or
+    after a failure; ``run`` raises ``DeviceError`` when the device failed.
+    """
+
+    def __init__(self, config: Any, run_dir: Path, opener: Callable[[str], Any], parts: StageParts):
+        self.config = config
+        self.run_dir = Path(run_dir)
         self.opener = opener
+        self.parts = parts
         self.device: Any = None
         self.spec: Optional[str] = None
 
-    @property
-    def is_sim(self) -> bool:
-        return self.base_spec.startswith("sim:")
+    def run(self, job: Job, spec: str) -> ExecutionResult:
+        try:
+            if self.device is None or self.spec != spec:
+                self.close()
+                self.device = self.opener(spec)
+                self.spec = spec
+            return run_job(job, self.device, self.parts, self.run_dir, self.config)
+        except DeviceError:
+            self.close()
+            raise
 
-    def spec_for(self, job: Job, route_by_world: bool) -> str:
-        if self.is_sim and route_by_world and job.world:
-            return f"sim:{job.world}"
-        return self.base_spec
-
-    def ensure(self, spec: str) -> Any:
-        if self.device is None or self.spec != spec:
-            self.drop()
-            self.device = self.opener(spec)
-            self.spec = spec
-        return self.device
-
-    def drop(self) -> None:
+    def close(self) -> None:
         if self.device is not None:
             try:
                 self.device.close()
@@ -248,11 +298,257 @@ class _Worker:
         self.spec = None
 
 
-def _run_threads(
-    jobs: list[Job], config: Any, run_dir: Path, appender: JsonlAppender,
-    parts_factory: Callable[[], StageParts], opener: Callable[[str], Any],
-    on_done: Callable[[ExecutionResult], None],
+def build_slot(
+    config: Any, run_dir: Path | str, *, llm_client: Any = None,
+    opener: Callable[[str], Any] | None = None, parts_factory: Callable[[], StageParts] | None = None,
+) -> DeviceSlot:
+    """THE one place where a worker gets its device opener, predictor, judge and LLM client.
+
+    Threads call it in this process; worker processes and Ray actors call it
+    in theirs, from the config alone (``opener``/``parts_factory``/``llm_client``
+    are in-process injections for tests and library users).
+    """
+    parts = parts_factory() if parts_factory is not None else build_parts(config, llm_client)
+    return DeviceSlot(config, Path(run_dir), opener or device_opener(config), parts)
+
+
+def _one_thread_per_process() -> None:
+    """Keep a worker process's math libraries on one thread: the pool already fills the cores.
+
+    Several processes that each start an OpenMP pool as wide as the machine
+    oversubscribe it, and their spinning threads slow every page severalfold.
+    """
+    import os
+    import sys
+
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
+    """A worker process: build a slot from the config, then run the pages the parent sends."""
+    import traceback
+
+    from verirank.config import RunConfig
+
+    _one_thread_per_process()
+    slot = None
+    try:
+        slot = build_slot(RunConfig.model_validate(config_json), run_dir)
+        conn.send(("ready", None))
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):  # the parent is gone
+                return
+            if message is None:
+                return
+            job, spec = message
+            try:
+                reply = ("ok", slot.run(job, spec).to_json_dict())
+            except DeviceError as exc:
+                reply = ("device_error", str(exc))
+            except Exception:
+                reply = ("error", traceback.format_exc())
+            conn.send(reply)
+    except (EOFError, OSError, BrokenPipeError):
+        return
+    except Exception:
+        try:
+            conn.send(("error", traceback.format_exc()))
+        except (OSError, BrokenPipeError):
+            pass
+    finally:
+        if slot is not None:
+            slot.close()
+
+
+#: imported once by the fork server, so that each worker process starts with them loaded
+#: (sentence-transformers alone takes seconds to import)
+PRELOAD = ["execution.runner", "execution.agent", "execution.predict", "execution.judge", "sentence_transformers"]
+
+
+def _process_context() -> Any:
+    """``forkserver`` where there is one (workers fork from a clean server with the heavy
+    imports done), else ``spawn``. Never plain ``fork``: this process runs threads."""
+    import multiprocessing
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+class ProcessSlot:
+    """A device slot in its own process: simulators are CPU-bound, so two cores run two.
+
+    Only the config crosses the process boundary; the child builds its parts
+    (and LLM client) with :func:`build_slot`. A child that dies counts as a
+    failed device: the page goes back to the queue and a new child is started.
+    """
+
+    def __init__(self, config: Any, run_dir: Path):
+        self.config_json = config.to_manifest()
+        self.run_dir = str(run_dir)
+        self.proc: Any = None
+        self.conn: Any = None
+
+    def _start(self) -> None:
+        ctx = _process_context()
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_slot_process, args=(child, self.config_json, self.run_dir),
+                           name="verirank-device", daemon=True)
+        try:
+            proc.start()
+        except Exception as exc:
+            parent.close()
+            raise ExecutionError(f"cannot start a worker process: {exc}") from exc
+        finally:
+            child.close()
+        self.proc, self.conn = proc, parent
+        try:
+            self._receive("starting")
+        except DeviceError as exc:
+            # a child that dies before it is ready is no device failure: every retry would die too
+            # (a script without the `if __name__ == "__main__":` guard, a broken install...)
+            raise ExecutionError(f"a worker process could not start: {exc}; use "
+                                 "execution.executor=threads to run in this process") from exc
+
+    def _receive(self, what: str) -> Any:
+        try:
+            kind, payload = self.conn.recv()
+        except (EOFError, OSError) as exc:
+            code = self.proc.exitcode if self.proc is not None else None
+            self.close()
+            raise DeviceError(f"the worker process died while {what} (exit code {code}): {exc!r}") from exc
+        if kind == "error":
+            self.close()
+            raise ExecutionError(f"a worker process failed while {what}:\n{payload}")
+        if kind == "device_error":
+            raise DeviceError(payload)
+        return payload
+
+    def run(self, job: Job, spec: str) -> ExecutionResult:
+        if self.proc is None or not self.proc.is_alive():
+            self.close()
+            self._start()
+        try:
+            self.conn.send((job, spec))
+        except (OSError, BrokenPipeError) as exc:
+            self.close()
+            raise DeviceError(f"{spec}: the worker process is gone: {exc!r}") from exc
+        return ExecutionResult.parse(self._receive(f"running {job.url} on {spec}"))
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        if self.proc is not None and self.proc.pid is not None:
+            self.proc.join(10)
+            if self.proc.is_alive():
+                self.proc.kill()
+                self.proc.join(5)
+        if self.conn is not None:
+            self.conn.close()
+        self.proc = self.conn = None
+
+
+class _RayActor:
+    """A device slot inside a Ray actor, built from the config like a worker process."""
+
+    def __init__(self, config_json: dict, run_dir: str):
+        from verirank.config import RunConfig
+
+        self.slot = build_slot(RunConfig.model_validate(config_json), run_dir)
+
+    def run(self, job: Job, spec: str) -> dict:
+        return self.slot.run(job, spec).to_json_dict()
+
+    def close(self) -> None:
+        self.slot.close()
+
+
+class RaySlot:
+    """A device slot in a Ray actor (for users who outgrow one machine)."""
+
+    def __init__(self, config: Any, run_dir: Path, cpus: float):
+        import ray
+
+        self.ray = ray
+        self.make = lambda: ray.remote(num_cpus=cpus, max_restarts=0)(_RayActor).remote(
+            config.to_manifest(), str(run_dir))
+        self.actor: Any = None
+
+    def run(self, job: Job, spec: str) -> ExecutionResult:
+        from ray.exceptions import RayActorError, RayTaskError
+
+        if self.actor is None:
+            self.actor = self.make()
+        try:
+            return ExecutionResult.parse(self.ray.get(self.actor.run.remote(job, spec)))
+        except RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, DeviceError):
+                raise DeviceError(str(cause)) from None
+            raise ExecutionError(f"a Ray worker failed on {job.url}: {exc}") from None
+        except RayActorError as exc:  # the actor's process died
+            self.actor = None
+            raise DeviceError(f"{spec}: the Ray actor died: {exc}") from None
+
+    def close(self) -> None:
+        if self.actor is not None:
+            try:
+                self.ray.get(self.actor.close.remote(), timeout=30)
+            except Exception:
+                pass
+            self.ray.kill(self.actor)
+            self.actor = None
+
+
+def choose_executor(config: Any, injected: bool = False) -> str:
+    """The executor ``execution.executor`` names; ``auto`` = processes for several sim devices.
+
+    Injected openers or parts live in this process, so they need threads.
+    """
+    executor = config.execution.executor
+    if injected and executor in ("processes", "ray"):
+        raise ExecutionError(f"execution.executor={executor} cannot use an opener or parts built in "
+                             "this process; use threads, or configure the devices instead")
+    if executor != "auto":
+        return executor
+    specs = list(config.execution.devices)
+    if injected or len(specs) < 2 or not all(s.startswith("sim:") for s in specs):
+        return "threads"
+    return "processes"
+
+
+def _init_ray(config: Any) -> None:
+    import ray
+
+    if not ray.is_initialized():
+        if config.execution.ray_address:
+            ray.init(address=config.execution.ray_address, ignore_reinit_error=True)
+        else:
+            ray.init(num_cpus=config.execution.ray_num_cpus, include_dashboard=False,
+                     ignore_reinit_error=True, log_to_driver=False)
+
+
+def run_pool(
+    jobs: list[Job], config: Any, make_slot: Callable[[], Any],
+    finish: Callable[[ExecutionResult], None],
 ) -> None:
+    """Run ``jobs`` on one slot per device spec; every executor schedules pages here.
+
+    A slot is driven by one thread of this process (the slot itself may live in
+    another process). A page whose device fails goes back to the queue, to a
+    slot it has not failed on while there is one, until ``max_attempts``; then
+    it is recorded as ``device_failed``.
+    """
     specs = list(config.execution.devices)
     if not specs:
         raise ExecutionError("no devices configured: pass --devices sim:WORLD or adb:SERIAL")
@@ -263,15 +559,15 @@ def _run_threads(
     lock = threading.Lock()
     errors: list[BaseException] = []
 
-    def finish(result: ExecutionResult) -> None:
-        appender.append(result)
-        on_done(result)
+    def done(result: ExecutionResult) -> None:
+        finish(result)
         with lock:
             pending[0] -= 1
 
-    def work(slot: _Worker) -> None:
-        parts = parts_factory()
+    def work(index: int, base_spec: str) -> None:
+        slot = None
         try:
+            slot = make_slot()
             while True:
                 with lock:
                     if pending[0] <= 0:
@@ -281,106 +577,38 @@ def _run_threads(
                 except queue.Empty:
                     continue
                 # a page that failed on this device goes to another one when there is one
-                if id(slot) in job.avoid and len(job.avoid) < len(slots):
+                if index in job.avoid and len(job.avoid) < len(specs):
                     todo.put(job)
                     time.sleep(0.01)
                     continue
                 job.attempts += 1
-                spec = slot.spec_for(job, config.execution.route_by_world)
+                spec = spec_for(base_spec, job, config.execution.route_by_world)
                 try:
-                    device = slot.ensure(spec)
-                    result = run_job(job, device, parts, run_dir, config)
+                    result = slot.run(job, spec)
                 except DeviceError as exc:
-                    slot.drop()
                     job.failures.append(f"{spec}: {exc}")
-                    job.avoid.add(id(slot))
+                    job.avoid.add(index)
                     if job.attempts >= config.execution.max_attempts:
-                        finish(_failed(job))
+                        done(_failed(job))
                     else:
                         todo.put(job)
                     continue
-                finish(result)
+                done(result)
         except BaseException as exc:  # a bug: stop the pool, keep what is saved
             errors.append(exc)
             with lock:
                 pending[0] = 0
         finally:
-            slot.drop()
+            if slot is not None:
+                slot.close()
 
-    slots = [_Worker(spec, opener) for spec in specs]
-    threads = [threading.Thread(target=work, args=(s,), daemon=True) for s in slots]
+    threads = [threading.Thread(target=work, args=(i, spec), daemon=True) for i, spec in enumerate(specs)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     if errors:
         raise errors[0]
-
-
-# --- Ray -----------------------------------------------------------------------
-
-def _ray_task(job: Job, spec: str, config_json: dict, run_dir: str) -> dict:
-    """Runs inside a Ray worker: open the device, run the page, return the record."""
-    from execution.device import open_device
-    from verirank.config import RunConfig
-
-    config = RunConfig.model_validate(config_json)
-    parts = build_parts(config)
-    device = open_device(spec)
-    try:
-        return run_job(job, device, parts, Path(run_dir), config).to_json_dict()
-    finally:
-        device.close()
-
-
-def _run_ray(
-    jobs: list[Job], config: Any, run_dir: Path, appender: JsonlAppender,
-    on_done: Callable[[ExecutionResult], None],
-) -> None:
-    import ray
-
-    if not ray.is_initialized():
-        if config.execution.ray_address:
-            ray.init(address=config.execution.ray_address, ignore_reinit_error=True)
-        else:
-            ray.init(num_cpus=config.execution.ray_num_cpus, include_dashboard=False,
-                     ignore_reinit_error=True, log_to_driver=False)
-    remote = ray.remote(max_retries=0)(_ray_task)
-    specs = list(config.execution.devices)
-    cfg_json = config.to_manifest()
-    in_flight: dict[Any, tuple[Job, str]] = {}
-    backlog = list(jobs)
-    turn = 0
-
-    def submit(job: Job) -> None:
-        nonlocal turn
-        base = specs[turn % len(specs)]
-        turn += 1
-        spec = f"sim:{job.world}" if base.startswith("sim:") and job.world and config.execution.route_by_world else base
-        job.attempts += 1
-        in_flight[remote.remote(job, spec, cfg_json, str(run_dir))] = (job, spec)
-
-    limit = max(1, len(specs))
-    while backlog or in_flight:
-        while backlog and len(in_flight) < limit:
-            submit(backlog.pop(0))
-        done, _ = ray.wait(list(in_flight), num_returns=1)
-        ref = done[0]
-        job, spec = in_flight.pop(ref)
-        try:
-            result = ExecutionResult.parse(ray.get(ref))
-        except Exception as exc:  # RayTaskError wraps DeviceError
-            cause = getattr(exc, "cause", exc)
-            if not isinstance(cause, DeviceError):
-                raise
-            job.failures.append(f"{spec}: {cause}")
-            if job.attempts >= config.execution.max_attempts:
-                result = _failed(job)
-            else:
-                backlog.append(job)
-                continue
-        appender.append(result)
-        on_done(result)
 
 
 # --- the stage -----------------------------------------------------------------
@@ -423,14 +651,26 @@ def execute_run(
             if appender.append(result):
                 on_done(result)
         todo = [j for j in jobs if not appender.done(j.key)]
-        if config.execution.executor == "ray":
-            _run_ray(todo, config, run.path, appender, on_done)
+        executor = choose_executor(config, injected=opener is not None or parts_factory is not None)
+        if executor == "processes":
+            make_slot: Callable[[], Any] = lambda: ProcessSlot(config, run.path)  # noqa: E731
+        elif executor == "ray":
+            _init_ray(config)
+            cpus = min(1.0, config.execution.ray_num_cpus / max(1, len(config.execution.devices)))
+            make_slot = lambda: RaySlot(config, run.path, cpus)  # noqa: E731
         else:
-            _run_threads(
-                todo, config, run.path, appender,
-                parts_factory or (lambda: build_parts(config, llm_client)),
-                opener or device_opener(config), on_done,
-            )
+            make_slot = lambda: build_slot(  # noqa: E731
+                config, run.path, llm_client=llm_client, opener=opener, parts_factory=parts_factory)
+
+        finished = threading.Lock()
+
+        def finish(result: ExecutionResult) -> None:
+            with finished:  # slots finish concurrently; counts and the bar are not thread-safe
+                if appender.append(result):
+                    on_done(result)
+
+        if todo:
+            run_pool(todo, config, make_slot, finish)
     if bar is not None:
         bar.close()
     run.finish_stage("execute", counts)

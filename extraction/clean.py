@@ -58,6 +58,7 @@ _NAV_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
 _HIDDEN_STYLE = re.compile(r"(display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
 _CHROME_CLASS = re.compile(r"(^|[\s_-])(breadcrumbs?|cookie-banner|skip-link|sr-only|visually-hidden)($|[\s_-])", re.I)
 _WS = re.compile(r"\s+")
+_STRAY_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
@@ -83,7 +84,8 @@ def decode_html(data: str | bytes, encoding: Optional[str] = None) -> str:
             f"the page does not look like text ({bad} of the first {len(sample)} characters "
             "are control characters or undecodable bytes)"
         )
-    return text
+    # a few stray NUL/control characters: drop them (lxml refuses them in text)
+    return _STRAY_CONTROLS.sub("", text)
 
 
 def _decode_bytes(data: bytes, encoding: Optional[str]) -> str:

@@ -1,7 +1,7 @@
 """Fetch search-result pages: the only code of stage 1 that downloads pages.
 
-The :class:`Fetcher` reads top-down: cache lookup, the SSRF guard
-(extraction/urlguard.py), requests with retries, manual redirects (every hop
+The :class:`Fetcher` reads top-down: the scheme check, the page cache, then
+name resolution and the SSRF guard (extraction/urlguard.py), requests with retries, manual redirects (every hop
 checked), a streamed body with a size cap and a wall-clock limit, binary
 sniffing and charset detection (extraction/sniff.py), then the page cache.
 :meth:`Fetcher.fetch_all` runs a polite thread pool that resumes.
@@ -27,7 +27,9 @@ from extraction.config import FetchConfig
 from extraction.pagecache import PageCache
 from extraction.politeness import RETRYABLE_STATUSES, HostGate, retry_delay
 from extraction.records import FetchStatus, Page, SearchResult
-from extraction.sniff import ACCEPTED_MEDIA_TYPES, SNIFF_BYTES, binary_reason, decode_body, detect_encoding
+from extraction.sniff import (
+    ACCEPTED_MEDIA_TYPES, SNIFF_BYTES, binary_reason, decode_body, detect_encoding, strip_control_bytes,
+)
 from extraction.urlguard import GuardedAdapter, UrlGuard
 from verirank.errors import FetchError, StoreError
 from verirank.store import JsonlAppender
@@ -121,10 +123,13 @@ class Fetcher:
         base = {"qid": result.qid, "url": result.url, "rank": result.rank, "title": result.title}
         trace = _Trace(final_url=result.url)
         try:
-            self.guard.check_url(result.url)
+            self.guard.check_scheme(result.url)
+            # a cached page needs no request, so no name resolution: pre-filled caches of
+            # made-up hosts (HowToBench) work; a miss is guarded before anything is sent
             cached = self._from_cache(result.url) if self.config.use_cache else None
             if cached is not None:
                 return Page(**base, **cached, from_cache=True, elapsed_s=time.monotonic() - start)
+            self.guard.check_url(result.url)
             body = self._download(result.url, trace)
             return self._page_from_body(base, result.url, body, trace, start)
         except _Failed as exc:
@@ -145,9 +150,11 @@ class Fetcher:
             return None
         sha, meta = hit
         truncated = bool(meta.get("truncated"))
+        removed = int(meta.get("control_bytes_removed") or 0)
         return {
             "status": FetchStatus.TOO_LARGE if truncated else FetchStatus.OK,
-            "reason": self._too_large_reason() if truncated else "",
+            "reason": self._body_reason(truncated, removed),
+            "control_bytes_removed": removed,
             "final_url": meta.get("final_url"),
             "http_status": meta.get("http_status"),
             "content_type": meta.get("content_type"),
@@ -170,18 +177,25 @@ class Fetcher:
     def _page_from_body(self, base: dict, url: str, body: _Body, trace: _Trace,
                         start: float) -> Page:
         encoding = detect_encoding(body.data, body.content_type)
-        sha = self.cache.put(body.data)
+        data, removed = strip_control_bytes(body.data, encoding)
+        sha = self.cache.put(data)
         meta = {"content_type": body.content_type, "encoding": encoding,
                 "final_url": trace.final_url, "http_status": body.http_status,
-                "truncated": body.truncated}
+                "truncated": body.truncated, "control_bytes_removed": removed}
         self.cache.remember(url, sha, meta)
         return Page(
             **base,
             status=FetchStatus.TOO_LARGE if body.truncated else FetchStatus.OK,
-            reason=self._too_large_reason() if body.truncated else "",
-            **meta, n_bytes=len(body.data), body_sha256=sha,
+            reason=self._body_reason(body.truncated, removed),
+            **meta, n_bytes=len(data), body_sha256=sha,
             attempts=trace.attempts, elapsed_s=time.monotonic() - start,
         )
+
+    def _body_reason(self, truncated: bool, removed: int) -> str:
+        notes = [self._too_large_reason()] if truncated else []
+        if removed:
+            notes.append(f"{removed} stray NUL/control byte(s) removed from the text")
+        return "; ".join(notes)
 
     # -- the request loop ------------------------------------------------------
 
@@ -306,21 +320,26 @@ class Fetcher:
     # -- many pages ---------------------------------------------------------------
 
     def fetch_all(self, results: Iterable[SearchResult], appender: JsonlAppender,
-                  progress: Optional[Callable[[int], Any]] = None) -> dict[str, int]:
+                  progress: Optional[Callable[[int], Any]] = None,
+                  top_n: Optional[int] = None) -> dict[str, int]:
         """Fetch every result not yet in ``appender``, ``workers`` at a time.
 
         Each Page is appended as soon as it is done, so an interrupted run
         resumes where it stopped. A URL listed twice for one query is fetched
-        once (the better rank wins). ``progress(1)`` is called per page.
-        Returns counts: results, skipped (already stored), duplicates,
-        fetched, from_cache, and one count per status.
+        once (the better rank wins). A result after the first ``top_n`` of its
+        query is not fetched: it gets a Page with status ``beyond_top_n``. ``progress(1)``
+        is called per page. Returns counts: results, skipped (already
+        stored), duplicates, fetched, from_cache, and one count per status.
         """
         counts: dict[str, int] = {"results": 0, "skipped": 0, "duplicates": 0,
                                   "fetched": 0, "from_cache": 0}
+        beyond: list[SearchResult] = []
         todo: list[SearchResult] = []
         seen: set[tuple[str, str]] = set()
+        position: dict[str, int] = {}  # per query: place of the result in its ranking
         for result in sorted(results, key=lambda r: (r.qid, r.rank)):
             counts["results"] += 1
+            position[result.qid] = place = position.get(result.qid, 0) + 1
             key = (result.qid, result.url)
             if key in seen:
                 counts["duplicates"] += 1
@@ -329,7 +348,15 @@ class Fetcher:
                 seen.add(key)
             else:
                 seen.add(key)
-                todo.append(result)
+                (beyond if top_n is not None and place > top_n else todo).append(result)
+        for result in beyond:
+            appender.append(Page(qid=result.qid, url=result.url, rank=result.rank, title=result.title,
+                                 status=FetchStatus.BEYOND_TOP_N,
+                                 reason=f"result {result.rank} of its query is below "
+                                        f"extraction.search.top_n={top_n}; not fetched"))
+            counts[FetchStatus.BEYOND_TOP_N.value] = counts.get(FetchStatus.BEYOND_TOP_N.value, 0) + 1
+            if progress:
+                progress(1)
 
         def work(result: SearchResult) -> Page:
             page = self.fetch(result)

@@ -6,7 +6,8 @@ Layout under ``root`` (default ``<run>/cache/pages``)::
     root/urls/9c/9c41...07.json     what fetching one URL gave (one file per URL)
 
 A URL entry is ``{"url", "sha256", "meta": {content_type, encoding, final_url,
-http_status, truncated}}``; the file name is the sha256 of the URL. Every file
+http_status, truncated}}`` (plus ``control_bytes_removed`` when the fetcher
+removed any); the file name is the sha256 of the URL. Every file
 is written atomically, so a killed run leaves either a whole entry or none,
 and several runs may share one cache directory.
 """
@@ -26,6 +27,8 @@ __all__ = ["PageCache", "META_FIELDS"]
 
 #: the fields kept per URL in the index
 META_FIELDS = ("content_type", "encoding", "final_url", "http_status", "truncated")
+#: kept only when set, so entries of pages without stray control bytes stay as they were
+OPTIONAL_META_FIELDS = ("control_bytes_removed",)
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 
@@ -87,7 +90,9 @@ class PageCache:
         """Record that fetching ``url`` gave the body ``sha`` (already ``put``)."""
         if not self.has(sha):
             raise StoreError(f"cannot remember {url}: body {sha} is not in the cache")
-        entry = {"url": url, "sha256": sha, "meta": {k: meta.get(k) for k in META_FIELDS}}
+        kept = {k: meta.get(k) for k in META_FIELDS}
+        kept.update({k: meta[k] for k in OPTIONAL_META_FIELDS if meta.get(k)})
+        entry = {"url": url, "sha256": sha, "meta": kept}
         try:
             atomic_write_json(self._url_entry_path(url), entry)
         except OSError as exc:

@@ -31,9 +31,9 @@ from typing import Any, Callable, Optional
 from extraction.clean import clean_page
 from extraction.extractor import Extractor
 from extraction.ground import ground_steps
-from extraction.records import Extraction, ExtractionStatus, Page, Query, SearchResult
+from extraction.records import Extraction, ExtractionStatus, FetchStatus, Page, Query, RejectedLine, SearchResult
 from verirank.config import RunConfig
-from verirank.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, StoreError
+from verirank.errors import ConfigError, ExtractionError, LLMError, LLMOutputError, SchemaError, StoreError
 from verirank.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
 
 __all__ = [
@@ -143,8 +143,11 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
                   encoder=None, progress: Progress = None) -> dict[str, int]:
     """Extract every page of ``DIR/pages.jsonl`` not yet in ``DIR/extraction.jsonl``.
 
-    Returns counts: pages, skipped (already done), one count per status,
-    steps (grounded, incl. recovered), recovered, dropped.
+    Pages ranked below ``top_n`` (fetch status ``beyond_top_n``) are not
+    extracted: they are counted as ``beyond_top_n`` and get no Extraction.
+
+    Returns counts: pages, skipped (already done), beyond_top_n, one count per
+    status, steps (grounded, incl. recovered), recovered, dropped.
     """
     from extraction.pagecache import PageCache
 
@@ -163,7 +166,8 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
         extractor = make_extractor(config, encoder=encoder)
     cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
 
-    counts: dict[str, int] = {"pages": len(pages), "skipped": 0, "steps": 0, "recovered": 0, "dropped": 0}
+    counts: dict[str, int] = {"pages": len(pages), "skipped": 0, "beyond_top_n": 0,
+                              "steps": 0, "recovered": 0, "dropped": 0}
     counts.update({s.value: 0 for s in ExtractionStatus})
 
     def work(page: Page) -> Extraction:
@@ -181,7 +185,11 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
     with JsonlAppender(run_dir / "extraction.jsonl", Extraction) as appender:
         todo = []
         for page in pages:
-            if appender.done(page.key()):
+            if page.status == FetchStatus.BEYOND_TOP_N:
+                counts["beyond_top_n"] += 1
+                if progress:
+                    progress(1)
+            elif appender.done(page.key()):
                 counts["skipped"] += 1
                 if progress:
                     progress(1)
@@ -215,17 +223,33 @@ def _count(counts: dict[str, int], rec: Extraction) -> None:
 
 def search_stage(run_dir: RunDir, config: RunConfig, queries_path: Path,
                  serp_path: Optional[Path] = None, progress: Progress = None) -> dict[str, int]:
-    """Read the queries into ``DIR/queries.jsonl`` and their results into ``DIR/serp.jsonl``."""
+    """Read the queries into ``DIR/queries.jsonl`` and their results into ``DIR/serp.jsonl``.
+
+    Lines of either file that cannot be used (malformed, duplicate key, a
+    SERP row of an unknown qid) go to ``DIR/rejected.jsonl`` with a reason
+    and are counted; only a file with no valid query at all stops the stage.
+    """
     from extraction.queries import load_queries
-    from extraction.search import make_backend, run_search
+    from extraction.search import SerpFileBackend, make_backend, run_search
 
     run_dir.ensure()
     run_dir.start_stage("search", config.to_manifest())
-    queries = load_queries(queries_path)
+    rejected: list[RejectedLine] = []
+    queries = load_queries(queries_path, rejected=rejected)
+    if rejected and not queries:
+        raise SchemaError(f"{queries_path}: no valid query; the first problem, line {rejected[0].line}: "
+                          f"{rejected[0].reason}")
     write_jsonl(run_dir / "queries.jsonl", queries)
-    backend = make_backend(config.extraction.search, serp_path)
+    backend = make_backend(config.extraction.search, serp_path, lenient=True)
+    if isinstance(backend, SerpFileBackend):
+        rejected += backend.rejected + backend.unknown_qids(q.qid for q in queries)
+    write_jsonl(run_dir / "rejected.jsonl", rejected)
+    for row in rejected:
+        log.warning("%s line %d rejected (%s): %s", row.source, row.line, row.status, row.reason)
     with JsonlAppender(run_dir / "serp.jsonl", SearchResult) as appender:
         counts = run_search(queries, backend, config.extraction.search.top_n, appender, progress=progress)
+    counts["rejected_queries"] = sum(r.source == "queries" for r in rejected)
+    counts["rejected_results"] = sum(r.source == "serp" for r in rejected)
     run_dir.finish_stage("search", counts)
     return counts
 
@@ -240,7 +264,8 @@ def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None) -
     cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
     fetcher = Fetcher(config.extraction.fetch, cache)
     with JsonlAppender(run_dir / "pages.jsonl", Page) as appender:
-        counts = fetcher.fetch_all(results, appender, progress=progress)
+        counts = fetcher.fetch_all(results, appender, progress=progress,
+                                   top_n=config.extraction.search.top_n)
     run_dir.finish_stage("fetch", counts)
     return counts
 

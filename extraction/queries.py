@@ -10,16 +10,17 @@ Two formats are accepted (see docs/fetching.md):
 Any other extension is decided by content: a first non-blank line that starts
 with ``{`` means JSONL. Files are UTF-8, a byte-order mark is tolerated, blank
 lines and lines starting with ``#`` (TSV only) are skipped. Every problem is a
-:class:`SchemaError` naming ``file:line``.
+:class:`SchemaError` naming ``file:line``; with a ``rejected`` list, a bad
+line is recorded there instead (a :class:`RejectedLine`) and the others load.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional
 
-from extraction.records import Query
+from extraction.records import Query, RejectedLine
 from verirank.errors import SchemaError
 
 __all__ = ["load_queries"]
@@ -28,8 +29,12 @@ _JSONL_SUFFIXES = {".jsonl", ".json", ".ndjson"}
 _TSV_SUFFIXES = {".tsv", ".txt"}
 
 
-def load_queries(path: Path | str) -> list[Query]:
-    """Read, validate and return the queries of ``path`` in file order."""
+def load_queries(path: Path | str, rejected: Optional[list[RejectedLine]] = None) -> list[Query]:
+    """Read, validate and return the queries of ``path`` in file order.
+
+    Without ``rejected`` the first bad line raises SchemaError; with it, bad
+    lines are appended to it and skipped.
+    """
     path = Path(path)
     text = _read_text(path)
     fmt = _detect_format(path, text)
@@ -39,16 +44,28 @@ def load_queries(path: Path | str) -> list[Query]:
     first_line_of: dict[str, int] = {}
     for lineno, line in _numbered_lines(text):
         where = f"{path}:{lineno}"
-        query = parse(line, where)
+        try:
+            query = parse(line, where)
+            if query is not None and query.qid in first_line_of:
+                raise _Duplicate(
+                    f"{where}: duplicate qid {query.qid!r} (first seen on line {first_line_of[query.qid]})"
+                )
+        except SchemaError as exc:
+            if rejected is None:
+                raise
+            status = "duplicate" if isinstance(exc, _Duplicate) else "malformed"
+            rejected.append(RejectedLine(source="queries", line=lineno, status=status,
+                                         reason=str(exc).removeprefix(f"{where}: "), text=line[:500]))
+            continue
         if query is None:
             continue
-        if query.qid in first_line_of:
-            raise SchemaError(
-                f"{where}: duplicate qid {query.qid!r} (first seen on line {first_line_of[query.qid]})"
-            )
         first_line_of[query.qid] = lineno
         queries.append(query)
     return queries
+
+
+class _Duplicate(SchemaError):
+    """A well-formed line whose key an earlier line already used."""
 
 
 def _read_text(path: Path) -> str:
@@ -112,6 +129,10 @@ def _validated(data: dict, where: str) -> Query:
     record.query = " ".join(record.query.split())
     if not record.qid:
         raise SchemaError(f"{where}: empty qid")
+    try:  # a JSON escape can smuggle in a lone surrogate, which no file can hold
+        (record.qid + record.query + (record.app or "") + (record.device or "")).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SchemaError(f"{where}: not valid Unicode (a lone surrogate escape)") from None
     if not record.query:
         raise SchemaError(f"{where}: empty query for qid {record.qid!r}")
     return record

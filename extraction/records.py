@@ -7,6 +7,7 @@ file                   record                          key
 ``serp.jsonl``         :class:`SearchResult`           (qid, rank)
 ``pages.jsonl``        :class:`Page`                   (qid, url)
 ``extraction.jsonl``   :class:`Extraction`             (qid, url)
+``rejected.jsonl``     :class:`RejectedLine`           (source, line)
 =====================  ==============================  =======================
 
 Page bodies are not inlined: they live in the content-addressed cache
@@ -18,7 +19,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import ClassVar, Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from verirank.records import Record
 
@@ -60,9 +61,41 @@ class FetchStatus(str, Enum):
     #: served, but not an HTML or text document (binary, PDF, image...)
     NOT_HTML = "not_html"
     EMPTY = "empty"
+    #: not fetched: the result is ranked below ``extraction.search.top_n``
+    BEYOND_TOP_N = "beyond_top_n"
 
 
 USABLE_FETCH_STATUSES = frozenset({FetchStatus.OK, FetchStatus.TOO_LARGE})
+
+
+class RejectedLine(Record):
+    """A line of the queries or SERP file that was not used, and why.
+
+    Every input line ends up either as a record of the run or here, so
+    nothing a user hands in disappears without a trace.
+    """
+
+    key_fields: ClassVar[tuple[str, ...]] = ("source", "line")
+
+    #: ``queries`` or ``serp``
+    source: str
+    #: 1-based line number in that file
+    line: int
+    #: ``malformed`` (not a valid record), ``duplicate`` (its key was seen on an
+    #: earlier line) or ``unknown_qid`` (a SERP row whose query is not in the queries file)
+    status: str
+    reason: str
+    qid: Optional[str] = None
+    rank: Optional[int] = None
+    url: Optional[str] = None
+    #: the start of the line as read (at most 500 characters)
+    text: str = ""
+
+    @field_validator("qid", "url", "reason", "text")
+    @classmethod
+    def _writable(cls, value: Optional[str]) -> Optional[str]:
+        # a JSON escape may have smuggled in a lone surrogate, which no UTF-8 file can hold
+        return None if value is None else value.encode("utf-8", "replace").decode("utf-8")
 
 
 class Page(Record):
@@ -84,6 +117,8 @@ class Page(Record):
     #: bytes kept (at most ``max_bytes``)
     n_bytes: int = 0
     truncated: bool = False
+    #: stray NUL/control bytes removed from a text body before it was stored
+    control_bytes_removed: int = 0
     #: sha256 of the kept body; the body is in the page cache under this name
     body_sha256: Optional[str] = None
     from_cache: bool = False

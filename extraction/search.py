@@ -24,7 +24,7 @@ import requests
 
 from extraction.config import SearchConfig
 from extraction.politeness import RETRYABLE_STATUSES, TokenBucket, retry_delay
-from extraction.records import Query, SearchResult
+from extraction.records import Query, RejectedLine, SearchResult
 from verirank.errors import ConfigError, SchemaError, SearchError
 from verirank.records import Record
 from verirank.store import JsonlAppender
@@ -52,26 +52,45 @@ class SearchBackend(ABC):
 class SerpFileBackend(SearchBackend):
     """Results read from a JSONL file of ``{"qid","rank","url","title","snippet"}`` lines.
 
-    The whole file is validated on construction, so a bad line fails before
-    any work starts.
+    The whole file is validated on construction. By default a bad line
+    fails before any work starts; with ``lenient=True`` it is kept in
+    :attr:`rejected` (a :class:`RejectedLine` with the reason) and the other
+    lines are used.
+
+    A stored ranking is not cut: :meth:`search` returns every row of the
+    query, and the fetch stage marks rows ranked below ``top_n`` as
+    ``beyond_top_n`` instead of fetching them (docs/fetching.md).
     """
 
     name = "serp-file"
+    cuts_at_top_n = False
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, lenient: bool = False):
         self.path = Path(path)
-        self._by_qid = _load_serp_file(self.path)
+        self.rejected: list[RejectedLine] = []
+        #: (qid, rank) -> line number in the file
+        self._lines: dict[tuple, int] = {}
+        self._by_qid = _load_serp_file(self.path, self.rejected if lenient else None, self._lines)
 
     def search(self, query: Query, top_n: int) -> list[SearchResult]:
-        results = self._by_qid.get(query.qid, [])
-        return [r.model_copy() for r in results[:top_n]]
+        return [r.model_copy() for r in self._by_qid.get(query.qid, [])]
+
+    def unknown_qids(self, known: Iterable[str]) -> list[RejectedLine]:
+        """A record for every row whose qid is not among ``known`` (those rows are never searched)."""
+        known = set(known)
+        return [
+            RejectedLine(source="serp", line=self._lines[r.key()], status="unknown_qid", qid=r.qid,
+                         rank=r.rank, url=r.url, reason=f"qid {r.qid!r} is not in the queries file")
+            for qid, rows in self._by_qid.items() if qid not in known for r in rows
+        ]
 
     @property
     def qids(self) -> list[str]:
         return list(self._by_qid)
 
 
-def _load_serp_file(path: Path) -> dict[str, list[SearchResult]]:
+def _load_serp_file(path: Path, rejected: Optional[list[RejectedLine]] = None,
+                    seen: Optional[dict[tuple, int]] = None) -> dict[str, list[SearchResult]]:
     if not path.is_file():
         raise SchemaError(f"{path}: search results file not found")
     try:
@@ -79,31 +98,68 @@ def _load_serp_file(path: Path) -> dict[str, list[SearchResult]]:
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
     by_qid: dict[str, list[SearchResult]] = {}
-    seen: dict[tuple[str, int], int] = {}
+    seen = {} if seen is None else seen
+    url_seen: dict[tuple[str, str], int] = {}
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SchemaError(f"{where}: not valid JSON ({exc.msg})") from exc
-        if isinstance(data, dict) and isinstance(data.get("qid"), int):
-            data["qid"] = str(data["qid"])
-        result = SearchResult.parse(data, where=where)
-        if not result.url.strip():
-            raise SchemaError(f"{where}: empty url")
-        key = (result.qid, result.rank)
-        if key in seen:
-            raise SchemaError(
-                f"{where}: duplicate rank {result.rank} for qid {result.qid!r} "
-                f"(first on line {seen[key]})"
-            )
-        seen[key] = lineno
+            result = _parse_serp_line(line, where)
+            key = (result.qid, result.rank)
+            if key in seen:
+                raise SchemaError(
+                    f"{where}: duplicate rank {result.rank} for qid {result.qid!r} "
+                    f"(first on line {seen[key]})"
+                )
+            if rejected is not None and (result.qid, result.url) in url_seen:
+                # pages are keyed by (qid, url): a second listing would have no record of its own
+                raise SchemaError(f"{where}: duplicate url for qid {result.qid!r} "
+                                  f"(first on line {url_seen[result.qid, result.url]})")
+        except SchemaError as exc:
+            if rejected is None:
+                raise
+            rejected.append(_rejected_serp_line(lineno, line, where, str(exc)))
+            continue
+        seen[key] = url_seen[result.qid, result.url] = lineno
         by_qid.setdefault(result.qid, []).append(result)
     for results in by_qid.values():
         results.sort(key=lambda r: r.rank)
     return by_qid
+
+
+def _parse_serp_line(line: str, where: str) -> SearchResult:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"{where}: not valid JSON ({exc.msg})") from exc
+    if isinstance(data, dict) and isinstance(data.get("qid"), int) and not isinstance(data["qid"], bool):
+        data["qid"] = str(data["qid"])
+    result = SearchResult.parse(data, where=where)
+    if not result.url.strip():
+        raise SchemaError(f"{where}: empty url")
+    try:  # a JSON escape can smuggle in a lone surrogate, which no file can hold
+        (result.qid + result.url + result.title + result.snippet).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SchemaError(f"{where}: not valid Unicode (a lone surrogate escape)") from None
+    return result
+
+
+def _rejected_serp_line(lineno: int, line: str, where: str, reason: str) -> RejectedLine:
+    """What is known of a bad SERP line (its qid, rank and url when readable)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        data = None
+    fields = data if isinstance(data, dict) else {}
+    qid, rank, url = fields.get("qid"), fields.get("rank"), fields.get("url")
+    return RejectedLine(
+        source="serp", line=lineno, reason=reason.removeprefix(f"{where}: "), text=line[:500],
+        status="duplicate" if reason.startswith(f"{where}: duplicate") else "malformed",
+        qid=str(qid) if isinstance(qid, (str, int)) and not isinstance(qid, bool) else None,
+        rank=rank if isinstance(rank, int) and not isinstance(rank, bool) else None,
+        url=url if isinstance(url, str) else None,
+    )
 
 
 # --- Brave Search web API --------------------------------------------------------
@@ -232,14 +288,15 @@ def _plain_text(value: object) -> str:
 # --- choosing and running a backend ----------------------------------------------
 
 
-def make_backend(config: SearchConfig, serp_path: Optional[Path] = None) -> SearchBackend:
-    """The backend named by ``config.backend``."""
+def make_backend(config: SearchConfig, serp_path: Optional[Path] = None,
+                 lenient: bool = False) -> SearchBackend:
+    """The backend named by ``config.backend`` (``lenient``: see :class:`SerpFileBackend`)."""
     if config.backend == "serp-file":
         if serp_path is None:
             raise ConfigError(
                 "extraction.search.backend=serp-file needs a search results file (--serp PATH)"
             )
-        return SerpFileBackend(serp_path)
+        return SerpFileBackend(serp_path, lenient=lenient)
     if config.backend == "brave":
         return BraveBackend(config)
     raise ConfigError(f"unknown search backend {config.backend!r} (valid: serp-file, brave)")
@@ -269,10 +326,12 @@ def run_search(queries: Iterable[Query], backend: SearchBackend, top_n: int,
     appender's file, see :func:`done_path_for`); the marker is written after
     all of the query's results, so a query interrupted halfway is searched
     again and only its missing ranks are appended. ``progress(1)`` is called
-    per query. Returns counts: queries, searched, skipped, results, empty.
+    per query. Returns counts: queries, searched, skipped, results, empty and
+    beyond_top_n (results ranked below ``top_n``: only a stored ranking has
+    them; the fetch stage records them without fetching).
     """
     done_path = done_path or done_path_for(appender.path)
-    counts = {"queries": 0, "searched": 0, "skipped": 0, "results": 0, "empty": 0}
+    counts = {"queries": 0, "searched": 0, "skipped": 0, "results": 0, "empty": 0, "beyond_top_n": 0}
     with JsonlAppender(done_path, SearchDone) as done:
         for query in queries:
             counts["queries"] += 1
@@ -286,6 +345,7 @@ def run_search(queries: Iterable[Query], backend: SearchBackend, top_n: int,
                 counts["searched"] += 1
                 counts["results"] += len(results)
                 counts["empty"] += not results
+                counts["beyond_top_n"] += max(0, len(results) - top_n)
             if progress:
                 progress(1)
     return counts

@@ -10,7 +10,8 @@ import codecs
 import re
 from typing import Optional
 
-__all__ = ["ACCEPTED_MEDIA_TYPES", "SNIFF_BYTES", "binary_reason", "detect_encoding", "decode_body"]
+__all__ = ["ACCEPTED_MEDIA_TYPES", "SNIFF_BYTES", "binary_reason", "detect_encoding", "decode_body",
+           "strip_control_bytes"]
 
 ACCEPTED_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 
@@ -33,10 +34,12 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"RIFF", "RIFF media (WebP, WAV or AVI)"),
 )
 _TEXT_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-#: control bytes that real text documents contain
+#: control bytes that real text documents contain (ESC: ISO-2022 encodings)
 _TEXT_CONTROLS = frozenset(b"\t\n\r\x0c\x1b")
-#: share of other control bytes above which a body is judged binary
+#: share of binary bytes (NUL and other control bytes) above which a body is
+#: judged binary; below it they are stray bytes, removed by strip_control_bytes
 _MAX_CONTROL_RATIO = 0.10
+_STRAY_CONTROLS = bytes(b for b in range(32) if b not in _TEXT_CONTROLS) + b"\x7f"
 SNIFF_BYTES = 1024
 
 
@@ -49,12 +52,26 @@ def binary_reason(head: bytes) -> Optional[str]:
             return f"the body is {what}, not HTML"
     if len(head) >= 12 and head[4:8] == b"ftyp":
         return "the body is MP4/MOV media, not HTML"
-    if b"\x00" in head:
-        return "the body contains NUL bytes (binary data), not HTML"
+    # browsers render pages with a few stray NUL/control bytes; only a mostly binary body is not text
     controls = sum(1 for b in head if b < 0x20 and b not in _TEXT_CONTROLS)
     if controls / len(head) > _MAX_CONTROL_RATIO:
-        return f"{controls} of the first {len(head)} bytes are control characters (binary data)"
+        return (f"{controls} of the first {len(head)} bytes are NUL or control bytes "
+                "(binary data), not HTML")
     return None
+
+
+def strip_control_bytes(body: bytes, encoding: str) -> tuple[bytes, int]:
+    """``body`` without stray NUL/control bytes, and how many were removed.
+
+    Only for encodings where such a byte is always a character of its own
+    (UTF-8 and single-byte or ASCII-compatible multi-byte codecs); UTF-16/32
+    and ISO-2022 bodies are returned unchanged.
+    """
+    codec = (_normalise_charset(encoding) or "utf-8").replace("_", "-")
+    if codec.startswith(("utf-16", "utf-32", "iso2022", "iso-2022")):
+        return body, 0
+    kept = body.translate(None, _STRAY_CONTROLS)
+    return kept, len(body) - len(kept)
 
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9._:\-]+)""", re.I)

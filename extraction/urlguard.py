@@ -2,8 +2,10 @@
 
 Two checks, both on by default:
 
-1. before a request (:meth:`UrlGuard.check_url`): only http and https, and
-   every address the host resolves to must be allowed (:func:`address_refusal`);
+1. before a request (:meth:`UrlGuard.check_url`): only http and https
+   (:meth:`UrlGuard.check_scheme`, no DNS), and every address the host
+   resolves to must be allowed (:func:`address_refusal`). The fetcher checks
+   the scheme, then its page cache, and only resolves on a cache miss;
 2. when a socket connects (:class:`GuardedAdapter`): the address actually
    connected to must be allowed too. This closes the DNS-rebinding gap
    between check 1 and the connection (a host that resolves to a public
@@ -111,6 +113,19 @@ class UrlGuard:
 
         Checks the scheme, then every address the host resolves to.
         """
+        host, port = self.check_scheme(url)
+        if self._exempt(host, port):
+            return
+        for address in self._addresses(host, port):
+            reason = address_refusal(address, self.allow_private_hosts)
+            if reason:
+                raise FetchError(FetchStatus.BLOCKED.value, f"host {host!r}: {reason}")
+
+    def check_scheme(self, url: str) -> tuple[str, int]:
+        """The URL's ``(host, port)`` when it is a well-formed http(s) URL; no name resolution.
+
+        Raises FetchError(blocked|invalid_url) otherwise.
+        """
         try:
             parts = urlsplit(url)
             port = parts.port
@@ -125,13 +140,7 @@ class UrlGuard:
         host = parts.hostname
         if not host:
             raise FetchError(FetchStatus.INVALID_URL.value, "the URL has no host")
-        port = port or _DEFAULT_PORTS[scheme]
-        if self._exempt(host, port):
-            return
-        for address in self._addresses(host, port):
-            reason = address_refusal(address, self.allow_private_hosts)
-            if reason:
-                raise FetchError(FetchStatus.BLOCKED.value, f"host {host!r}: {reason}")
+        return host, port or _DEFAULT_PORTS[scheme]
 
     def check_connected(self, host: str, port: int, peer_address: str) -> None:
         """Check the address a socket actually connected to (defeats DNS rebinding)."""

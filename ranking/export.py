@@ -2,8 +2,10 @@
 
 * ``reranked.jsonl``: one :class:`ranking.records.RankedItem` per page
   (qid, rank, url, title, score, verified, f4, original_rank, summary).
-* TREC run: ``qid Q0 url rank score tag``. The document id is the page URL
-  (URLs hold no whitespace; one with whitespace is refused). The score
+* TREC run: ``qid Q0 docno rank score tag``. The docno is the page URL in
+  the reversible encoding of verirank/docno.py (an ordinary URL is its own
+  docno; one with whitespace or control characters becomes ``pct:...``,
+  and so does its qrels line). The score
   column is ``n - rank + 1`` (n = pages of the query), *not* the model
   score: TREC tools re-sort by score, and verified-first lists are not
   sorted by model score, so this keeps evaluation on exactly our order.

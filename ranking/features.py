@@ -362,10 +362,12 @@ def write_feature_files(run_dir: Path | str, table: "Any") -> dict[str, Path]:
 
     svmlight rows are ``label qid:N 1:F.. 2:F.. # url`` with feature indices in
     table column order and N the 1-based number of the qid in sorted order;
-    ``features.qids.tsv`` maps N back (``N<TAB>qid``). The label is the
+    ``features.qids.tsv`` maps N back (``N<TAB>qid``); URL comments and
+    qids are written as TREC docnos (verirank/docno.py). The label is the
     ``label`` column, or 0 when the table has none.
     """
     from ranking.svmlight import save_svmlight
+    from verirank.docno import encode_docno
     from verirank.store import atomic_write_text, write_parquet
 
     run_dir = Path(run_dir)
@@ -379,7 +381,8 @@ def write_feature_files(run_dir: Path | str, table: "Any") -> dict[str, Path]:
     qid_numbers = {q: i for i, q in enumerate(sorted(table["qid"].unique()), start=1)}
     ordered = table.assign(_n=table["qid"].map(qid_numbers)).sort_values(["_n", "rank"], kind="stable")
     labels = ordered["label"].to_numpy(float) if "label" in ordered else np.zeros(len(ordered))
+    # URLs and qids as TREC docnos (verirank/docno.py): a newline or tab in one cannot break a line
     save_svmlight(paths["svmlight"], ordered[names].to_numpy(np.float64), labels,
-                  ordered["_n"].to_numpy(), comments=list(ordered["url"]))
-    atomic_write_text(paths["qids"], "".join(f"{n}\t{q}\n" for q, n in qid_numbers.items()))
+                  ordered["_n"].to_numpy(), comments=[encode_docno(str(u)) for u in ordered["url"]])
+    atomic_write_text(paths["qids"], "".join(f"{n}\t{encode_docno(str(q))}\n" for q, n in qid_numbers.items()))
     return paths

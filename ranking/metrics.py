@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from verirank.docno import decode_docno, encode_docno
 from verirank.errors import ConfigError, SchemaError
 from verirank.store import atomic_write_text
 
@@ -207,6 +208,7 @@ def read_trec_run(path: Path | str) -> Run:
         if len(parts) != 6:
             raise SchemaError(f"{path}:{lineno}: expected 6 columns 'qid Q0 doc rank score tag', got {len(parts)}")
         qid, _, doc, _, score_text, _ = parts
+        qid, doc = decode_docno(qid), decode_docno(doc)
         try:
             score = float(score_text)
         except ValueError:
@@ -221,13 +223,15 @@ def read_trec_run(path: Path | str) -> Run:
 
 
 def write_trec_run(path: Path | str, run: Run, tag: str = "verirank") -> int:
-    """Write a run, each query best first; returns the number of lines."""
+    """Write a run, each query best first; returns the number of lines.
+
+    qids and doc ids go through :func:`verirank.docno.encode_docno`, so any
+    URL can be a doc id; :func:`read_trec_run` decodes them.
+    """
     lines = []
     for qid in sorted(run):
         for position, doc in enumerate(rank_docs(run[qid]), start=1):
-            _check_token(qid, "qid", path)
-            _check_token(doc, "doc", path)
-            lines.append(f"{qid} Q0 {doc} {position} {run[qid][doc]!r} {tag}\n")
+            lines.append(f"{encode_docno(qid)} Q0 {encode_docno(doc)} {position} {run[qid][doc]!r} {tag}\n")
     atomic_write_text(Path(path), "".join(lines))
     return len(lines)
 
@@ -245,6 +249,7 @@ def read_qrels(path: Path | str) -> Qrels:
         if len(parts) != 4:
             raise SchemaError(f"{path}:{lineno}: expected 4 columns 'qid 0 doc grade', got {len(parts)}")
         qid, _, doc, grade_text = parts
+        qid, doc = decode_docno(qid), decode_docno(doc)
         try:
             grade = int(grade_text)
         except ValueError:
@@ -259,17 +264,10 @@ def read_qrels(path: Path | str) -> Qrels:
 
 
 def write_qrels(path: Path | str, qrels: Qrels) -> int:
-    """Write TREC qrels; returns the number of lines."""
+    """Write TREC qrels (ids encoded as in :func:`write_trec_run`); returns the number of lines."""
     lines = []
     for qid in sorted(qrels):
         for doc in sorted(qrels[qid]):
-            _check_token(qid, "qid", path)
-            _check_token(doc, "doc", path)
-            lines.append(f"{qid} 0 {doc} {int(qrels[qid][doc])}\n")
+            lines.append(f"{encode_docno(qid)} 0 {encode_docno(doc)} {int(qrels[qid][doc])}\n")
     atomic_write_text(Path(path), "".join(lines))
     return len(lines)
-
-
-def _check_token(value: str, what: str, path: Path | str) -> None:
-    if not value or any(c.isspace() for c in value):
-        raise SchemaError(f"{path}: {what} {value!r} must be non-empty and contain no whitespace")

@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from verirank.docno import decode_docno
 from verirank.errors import SchemaError
 from verirank.store import atomic_write_text
 
@@ -206,6 +207,7 @@ def _doc_ids(comments: list[str], qids: np.ndarray) -> Optional[np.ndarray]:
         ids.append(match.group(1) if match else comment)
     if not ids or not all(ids) or any(any(c.isspace() for c in d) for d in ids):
         return None
+    ids = [decode_docno(d) for d in ids]  # URLs are written as TREC docnos (verirank/docno.py)
     if len(set(zip(qids.tolist(), ids))) != len(ids):
         return None
     return np.array(ids, dtype=object)

@@ -7,9 +7,9 @@ What it does, stage by stage (each writes plain files into the output folder
 inputs       copy the benchmark's queries, original ranking and qrels into ``OUT/input/``
              (optionally a few queries only) and ``OUT/qrels.txt``
 search       ``OUT/queries.jsonl``, ``OUT/serp.jsonl`` (the original order)
-fetch        serve the benchmark's static site on 127.0.0.1 and fetch every result
-             through it: the page URLs stay as published (``https://HOST/...``); only
-             this run's HTTP session sends those hosts to the local server
+fetch        the real fetcher over the build's pre-filled page cache (``DATA/cache/pages``):
+             the page URLs stay as published (``https://HOST/...``) and every one is a
+             cache hit, so no request is sent
 extract      heuristic extractor + grounding -> ``OUT/extraction.jsonl``
 execute      two simulator devices in parallel; each query's ``world`` picks
              ``sim:<world>`` -> ``OUT/execution.jsonl``, ``OUT/trajectories/``
@@ -37,7 +37,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
-from urllib.parse import urlsplit
 
 from extraction.records import Page, Query, SearchResult
 from verirank.config import RunConfig
@@ -141,7 +140,8 @@ def select_queries(queries: list[Query], n: Optional[int]) -> list[Query]:
 
 
 def _check_data(data: Path) -> None:
-    missing = [name for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "site") if not (data / name).exists()]
+    missing = [name for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "cache/pages")
+               if not (data / name).exists()]
     if missing:
         hint = ("build it with `verirank bench build`" if data == FULL_DATA
                 else "build one with `verirank bench build --small --out DIR` and pass it")
@@ -178,51 +178,20 @@ def _stage_search(ctx: _Ctx) -> dict[str, Any]:
     return search_stage(ctx.run, ctx.config, ctx.out / "input" / "queries.jsonl", ctx.out / "input" / "serp.jsonl")
 
 
-def _site_session(server: Any, hosts: set[str]) -> Any:
-    """A requests session that sends ``https://HOST/...`` of ``hosts`` to the local site server.
-
-    Adapters mounted for a longer URL prefix win over the fetcher's own ones,
-    so only these hosts are redirected; every other URL is fetched as usual.
-    """
-    import requests
-    from requests.adapters import HTTPAdapter
-
-    class SiteAdapter(HTTPAdapter):
-        def send(self, request, **kwargs):  # type: ignore[override]
-            request.url = server.url_for(request.url)
-            return super().send(request, **kwargs)
-
-    session = requests.Session()
-    adapter = SiteAdapter()
-    for host in sorted(hosts):
-        for scheme in ("http", "https"):
-            session.mount(f"{scheme}://{host}/", adapter)
-    return session
-
-
 def _stage_fetch(ctx: _Ctx) -> dict[str, Any]:
     from extraction.fetch import Fetcher
     from extraction.pagecache import PageCache
-    from extraction.urlguard import UrlGuard
-    from verirank.bench.site import SiteServer
 
     results = read_jsonl(ctx.out / "serp.jsonl", SearchResult)
-    hosts = {urlsplit(r.url).hostname or "" for r in results} - {""}
     fetch_cfg = ctx.config.extraction.fetch
     ctx.run.start_stage("fetch", ctx.config.to_manifest())
     bar = ctx.progress(total=len(results), desc="fetch", unit="page")
     try:
-        with SiteServer(ctx.options.data / "site") as server:
-            # the benchmark's hosts do not exist in DNS: exempt them from the resolver check
-            guard = UrlGuard(allow_private_hosts=fetch_cfg.allow_private_hosts,
-                             exempt_hosts=frozenset(f"{h}:{p}" for h in hosts for p in (80, 443)))
-            fetcher = Fetcher(fetch_cfg, PageCache.for_run(ctx.out, fetch_cfg.cache_dir),
-                              _site_session(server, hosts), guard=guard)
-            with JsonlAppender(ctx.out / "pages.jsonl", Page) as appender:
-                counts = fetcher.fetch_all(results, appender, progress=bar.update)
+        fetcher = Fetcher(fetch_cfg, PageCache.for_run(ctx.out, fetch_cfg.cache_dir))
+        with JsonlAppender(ctx.out / "pages.jsonl", Page) as appender:
+            counts = fetcher.fetch_all(results, appender, progress=bar.update)
     finally:
         bar.close()
-    counts["site"] = str(ctx.options.data / "site")
     ctx.run.finish_stage("fetch", counts)
     return counts
 
@@ -251,6 +220,8 @@ def _stage_execute(ctx: _Ctx) -> dict[str, Any]:
     # every worker starts on some world and re-opens its simulator on each page's own world
     cfg.execution.devices = [f"sim:{worlds[0]}"] * ctx.options.devices
     cfg.execution.route_by_world = True
+    if ctx.options.report:
+        cfg.execution.screenshots = "every_step"  # the report shows every step's screen
     return execute_run(ctx.out, cfg, progress=ctx.progress)
 
 
@@ -465,7 +436,7 @@ def _fingerprints(options: DemoOptions, config: RunConfig) -> dict[str, str]:
         "inputs": json.dumps({"data": str(options.data.resolve()), "queries": options.max_queries,
                               "top_n": ex.search.top_n}, sort_keys=True),
         "search": _digest(ex.search),
-        "fetch": _digest(ex.fetch),
+        "fetch": _digest(ex.fetch.model_dump(mode="json", exclude={"cache_dir"})),
         "extract": _digest(ex.clean, ex.extract, ex.ground, config.llm if ex.extract.extractor == "llm" else None),
         "execute": _digest(execution, config.llm if "llm" in (config.execution.predictor, config.execution.judge)
                            else None),
@@ -508,6 +479,9 @@ def run_demo(options: DemoOptions, config: RunConfig, *, progress: Optional[Prog
     else:
         stages = list(STAGES)
     run = RunDir(options.out).ensure()
+    # a HowToBench build ships its pages in a pre-filled page cache: fetch and extract read it
+    config = config.model_copy(deep=True)
+    config.extraction.fetch.cache_dir = str((options.data / "cache" / "pages").resolve())
     ctx = _Ctx(options=options, config=config, run=run, progress=progress or _null_progress, echo=echo)
     state = _read_state(run.path)
     prints = _fingerprints(options, config)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -22,6 +23,7 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _model():
+    """The SentenceTransformer, loaded once per process (callers hold ``_lock``)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -35,17 +37,38 @@ def _model():
 
 
 class Encoder:
-    """Encode texts to unit vectors, caching repeats within the process."""
+    """Encode texts to unit vectors, keeping the last ``cache_size`` distinct texts (LRU).
 
-    def __init__(self, batch_size: int = 64, cache_size: int = 50_000):
+    One encoder (``default_encoder()``) serves the predictor, the judge and
+    the feature builder of a process, so each distinct control label is
+    embedded once per run; the bound keeps memory flat on long runs
+    (384 float32 = 1.5 kB a text).
+    """
+
+    def __init__(self, batch_size: int = 64, cache_size: int = 20_000):
         self.batch_size = batch_size
         self.cache_size = cache_size
-        self._cache: dict[str, np.ndarray] = {}
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        #: texts sent to the model / served from the cache (for benchmarks)
+        self.misses = 0
+        self.hits = 0
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = [t if t.strip() else " " for t in texts]
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        found: dict[str, np.ndarray] = {}
+        with self._cache_lock:
+            for t in dict.fromkeys(texts):
+                vec = self._cache.get(t)
+                if vec is not None:
+                    self._cache.move_to_end(t)
+                    found[t] = vec
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        self.hits += len(found)
         if missing:
+            self.misses += len(missing)
             with _lock:  # torch inference is not re-entrant-safe across threads here
                 vecs = _model().encode(
                     missing,
@@ -54,19 +77,26 @@ class Encoder:
                     normalize_embeddings=True,
                     show_progress_bar=False,
                 )
-            if len(self._cache) + len(missing) > self.cache_size:
-                self._cache.clear()
-            for text, vec in zip(missing, vecs):
-                self._cache[text] = vec.astype(np.float32)
-        if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
-        return np.stack([self._cache[t] for t in texts])
+            with self._cache_lock:
+                for text, vec in zip(missing, vecs):
+                    found[text] = self._cache[text] = vec.astype(np.float32)
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack([found[t] for t in texts])
 
     def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """Cosine similarity matrix of shape (len(a), len(b))."""
         return self.encode(a) @ self.encode(b).T
 
 
-@lru_cache(maxsize=1)
+_default: Optional[Encoder] = None
+
+
 def default_encoder() -> Encoder:
-    return Encoder()
+    """The process's shared encoder (and so its shared label cache)."""
+    global _default
+    if _default is None:
+        with _lock:
+            if _default is None:
+                _default = Encoder()
+    return _default

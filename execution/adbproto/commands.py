@@ -83,6 +83,7 @@ class DeviceShell:
         self._fail_dumps = 0
         self._fail_message = "ERROR: could not get idle state."
         self._info: Optional[DeviceInfo] = None
+        self._settings_table: Optional[_SettingsTable] = None
 
     # -- test knobs ---------------------------------------------------------------
     def fail_next_dumps(self, count: int, message: str = "ERROR: could not get idle state.") -> None:
@@ -547,6 +548,46 @@ class DeviceShell:
             return 0
         return self._usage(io_, "usage: pm [clear|path] PACKAGE\n")
 
+    def _cmd_settings(self, args: list[str], io_: _IO) -> int:
+        """``settings [--user U] list|get|put|delete NAMESPACE [KEY [VALUE]]`` like Android's tool."""
+        usage = ("usage:  settings [--user <USER_ID> | current] get namespace key\n"
+                 "        settings [--user <USER_ID> | current] put namespace key value\n"
+                 "        settings [--user <USER_ID> | current] delete namespace key\n"
+                 "        settings [--user <USER_ID> | current] list namespace\n"
+                 "'namespace' is one of {system, secure, global}, case-insensitive\n")
+        if args[:1] == ["--user"]:
+            args = args[2:]
+        if len(args) < 2:
+            return self._usage(io_, usage)
+        verb, namespace, rest = args[0], args[1].lower(), args[2:]
+        if namespace not in ("system", "secure", "global"):
+            return self._usage(io_, f"Invalid namespace '{args[1]}'\n" + usage)
+        table = self._settings()
+        try:
+            if verb == "list" and not rest:
+                io_.out("".join(f"{k}={v}\n" for k, v in table.list(namespace).items()).encode())
+                return 0
+            if verb == "get" and len(rest) == 1:
+                value = table.list(namespace).get(rest[0])
+                io_.out(f"{'null' if value is None else value}\n".encode())
+                return 0
+            if verb == "put" and len(rest) >= 2:  # Android also takes [tag] [default]
+                table.put(namespace, rest[0], rest[1])
+                return 0
+            if verb == "delete" and len(rest) == 1:
+                io_.out(f"Deleted {table.delete(namespace, rest[0])} rows\n".encode())
+                return 0
+        except ValueError as exc:  # the simulated setting cannot hold this value
+            io_.err(f"Error while running settings {verb} {namespace} {rest[0]}: {exc}\n".encode())
+            return 1
+        return self._usage(io_, usage)
+
+    def _settings(self) -> "_SettingsTable":
+        """The device's own settings when it has them (``SimDevice``), else a table kept by the shell."""
+        if self._settings_table is None:
+            self._settings_table = _SettingsTable(self.device)
+        return self._settings_table
+
     def _cmd_dumpsys(self, args: list[str], io_: _IO) -> int:
         service = args[0] if args else ""
         if service == "window":
@@ -585,6 +626,32 @@ class DeviceShell:
             return 0
         io_.out(f"Can't find service: {service}\n".encode())
         return 0
+
+
+class _SettingsTable:
+    """``settings`` storage: the device's ``settings_list/put/delete`` if it has them, else a dict."""
+
+    def __init__(self, device: Device):
+        self.device = device
+        self.own = all(callable(getattr(device, name, None))
+                       for name in ("settings_list", "settings_put", "settings_delete"))
+        self.local: dict[str, dict[str, str]] = {"system": {}, "secure": {}, "global": {}}
+
+    def list(self, namespace: str) -> dict[str, str]:
+        if self.own:
+            return self.device.settings_list(namespace)  # type: ignore[attr-defined]
+        return dict(sorted(self.local[namespace].items()))
+
+    def put(self, namespace: str, key: str, value: str) -> None:
+        if self.own:
+            self.device.settings_put(namespace, key, value)  # type: ignore[attr-defined]
+        else:
+            self.local[namespace][key] = value
+
+    def delete(self, namespace: str, key: str) -> int:
+        if self.own:
+            return self.device.settings_delete(namespace, key)  # type: ignore[attr-defined]
+        return 1 if self.local[namespace].pop(key, None) is not None else 0
 
 
 def _png_to_raw(png: bytes) -> bytes:

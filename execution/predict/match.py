@@ -9,8 +9,9 @@ Two signals, cheapest first:
   when no control matches lexically with >= ``strong`` (0.9), scaled by 0.92
   so an exact word match always wins a tie.
 
-Label embeddings are cached by the shared encoder, so a screen seen twice
-costs no model call. Model time is returned separately so the agent can
+Label embeddings are cached by the shared encoder (an LRU shared by the
+predictor and the judge), so a label seen before costs no model call, and
+lexical scores are memoised per (phrase, label) pair. Model time is returned separately so the agent can
 report its own overhead without it.
 """
 
@@ -49,6 +50,7 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in normalise(text).split() if w not in _STOP)
 
 
+@lru_cache(maxsize=65536)
 def lexical_score(target: str, label: str) -> float:
     """How well ``label`` spells ``target``, in [0, 1]."""
     t, l = normalise(target), normalise(label)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from execution.device import AppInfo, Device, DeviceInfo, Key
+from execution.isolation import NAMESPACES, RestoreReport, SettingsSnapshot, diff_settings
 from execution.sim.simulator import Simulator
 from execution.sim.world import World, load_world
 from verirank.errors import DeviceError
@@ -60,6 +61,11 @@ class SimDevice(Device):
     def screenshot_png(self) -> bytes:
         with self._lock:
             return self._sim().screenshot_png()
+
+    def screenshot_png_scaled(self, scale: float = 1.0) -> bytes:
+        """Drawn and scaled before encoding: one encode of the small image, not two."""
+        with self._lock:
+            return self._sim().screenshot_png(scale)
 
     def screen_size(self) -> tuple[int, int]:
         return self.simulator.screen_size()
@@ -107,6 +113,11 @@ class SimDevice(Device):
                 raise DeviceError(f"{self.spec}: package {package!r} is not installed "
                                   f"(installed: {', '.join(sorted(self.simulator.packages))})")
 
+    def force_stop(self, package: str) -> None:
+        """``am force-stop`` over ADB: the app restarts fresh; its settings stay as they are."""
+        with self._lock:
+            self._sim().force_stop(package)
+
     def reset(self, package: Optional[str] = None) -> None:
         """Clear app data and go home; then start ``package`` if given."""
         with self._lock:
@@ -114,6 +125,34 @@ class SimDevice(Device):
             if package is not None and package not in sim.packages and package != self.world.device.launcher_package:
                 raise DeviceError(f"{self.spec}: package {package!r} is not installed")
             sim.reset(package)
+
+    # -- settings (``adb shell settings`` over the ADB server, and isolation in process)
+
+    def settings_list(self, namespace: str) -> dict[str, str]:
+        with self._lock:
+            return self._sim().settings_list(namespace)
+
+    def settings_put(self, namespace: str, key: str, value: str) -> None:
+        with self._lock:
+            self._sim().settings_put(namespace, key, value)
+
+    def settings_delete(self, namespace: str, key: str) -> int:
+        with self._lock:
+            return self._sim().settings_delete(namespace, key)
+
+    def snapshot_settings(self) -> SettingsSnapshot:
+        return SettingsSnapshot({ns: self.settings_list(ns) for ns in NAMESPACES})
+
+    def restore_settings(self, snapshot: SettingsSnapshot, ignore: tuple[str, ...] = ()) -> RestoreReport:
+        puts, deletes = diff_settings(snapshot, self.snapshot_settings(), ignore)
+        report = RestoreReport()
+        for ns, key, value in puts:
+            self.settings_put(ns, key, value)
+            report.restored.append(f"{ns}/{key}")
+        for ns, key in deletes:
+            self.settings_delete(ns, key)
+            report.deleted.append(f"{ns}/{key}")
+        return report
 
     def close(self) -> None:
         self._closed = True

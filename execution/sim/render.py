@@ -8,12 +8,12 @@ Fonts are DejaVu Sans when installed, else Pillow's built-in font, loaded once.
 
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw, ImageFont
 
+from execution.screens import COMPRESS_LEVEL, encode_png
 from execution.sim.layout import Metrics, UINode, Window
 
 if TYPE_CHECKING:
@@ -367,10 +367,8 @@ def render_image(windows: list[Window], metrics: Metrics, accent: str = "#1a73e8
     return img
 
 
-def render_png(sim: "Simulator", compress_level: int = 1) -> bytes:
-    """The simulator's current screen as PNG bytes."""
+def render_png(sim: "Simulator", compress_level: int = COMPRESS_LEVEL, scale: float = 1.0) -> bytes:
+    """The simulator's current screen as PNG bytes, scaled by ``scale`` before encoding."""
     style = sim.world.style
     img = render_image(sim.windows(), sim.metrics, style.accent, style.dark, sim.world.device.navigation)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=compress_level)
-    return buf.getvalue()
+    return encode_png(img, compress_level, scale)

@@ -28,11 +28,13 @@ goals or state.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from execution.sim.layout import (Metrics, UINode, Window, layout_dialog, layout_launcher, layout_page, layout_shade,
                                    walk)
+from execution.sim.settings import NAMESPACES, WORLD_NAMESPACE, decode, encode
 from execution.sim.uixml import dump
 from execution.sim.world import Effect, LauncherApp, Node, Screen, World
 from verirank.errors import WorldError
@@ -101,6 +103,8 @@ class Simulator:
         #: laid-out windows by (screen, scroll, focus, values read): the same screen in the
         #: same situation is laid out once (this makes the world checker and benchmarks fast)
         self._window_cache: dict[tuple, Window] = {}
+        #: (window ids, scale) -> (windows, PNG): the last screenshots drawn (bounded LRU)
+        self._png_cache: OrderedDict[tuple, tuple[tuple[Window, ...], bytes]] = OrderedDict()
         self.reset()
 
     # ------------------------------------------------------------ labeller only
@@ -161,11 +165,25 @@ class Simulator:
             win.xml = dump(win.root)
         return win.xml
 
-    def screenshot_png(self) -> bytes:
-        """The screen as a PNG (status bar, windows, dialogs dimming their parent)."""
+    def screenshot_png(self, scale: float = 1.0) -> bytes:
+        """The screen as a PNG (status bar, windows, dialogs dimming their parent), ``scale`` x its size.
+
+        Laid-out windows are cached per situation, so the same windows mean the same
+        pixels: their PNG is kept (every page starts on the same screen, say)."""
         from execution.sim.render import render_png
 
-        return render_png(self)
+        windows = self.windows()
+        key = (tuple(id(w) for w in windows), scale)
+        hit = self._png_cache.get(key)
+        # the entry holds the windows themselves, so their ids cannot be reused while it lives
+        if hit is not None and all(a is b for a, b in zip(hit[0], windows)):
+            self._png_cache.move_to_end(key)
+            return hit[1]
+        png = render_png(self, scale=scale)
+        self._png_cache[key] = (tuple(windows), png)
+        while len(self._png_cache) > 64:
+            self._png_cache.popitem(last=False)
+        return png
 
     def screen_size(self) -> tuple[int, int]:
         return self.metrics.width, self.metrics.height
@@ -222,6 +240,16 @@ class Simulator:
         self._act(lambda: self._launch(package, activity))
         return True
 
+    def force_stop(self, package: str) -> None:
+        """``am force-stop``: drop the app's back stack (the next launch starts it fresh).
+
+        Like on a phone, the app's state variables (its settings) are kept.
+        """
+        self._tasks.pop(package, None)
+        if self._front == package:
+            self._go_home()
+        self._changed()
+
     def reset(self, package: Optional[str] = None) -> None:
         """Initial state, no app running, home screen; then start ``package`` if given."""
         self._state: dict[str, Any] = self.world.initial_state()
@@ -229,6 +257,8 @@ class Simulator:
         self._front: Optional[str] = None
         self._focus: Optional[str] = None
         self._shade = False
+        #: settings put by clients that are not world variables: namespace -> key -> text
+        self._extra_settings: dict[str, dict[str, str]] = {ns: {} for ns in NAMESPACES}
         self.step_count = 0
         self._changed()
         if package is not None:
@@ -237,6 +267,38 @@ class Simulator:
                                  f"{self.world.name!r}")
             self.launch(package)
             self.step_count = 0
+
+    # ------------------------------------------------------------ settings provider
+
+    def settings_list(self, namespace: str) -> dict[str, str]:
+        """``settings list NAMESPACE``: key -> value text (see ``execution/sim/settings.py``)."""
+        table = dict(self._settings_table(namespace))
+        if namespace == WORLD_NAMESPACE:
+            table.update({name: encode(spec, self._state[name]) for name, spec in self.world.state.items()})
+        return dict(sorted(table.items()))
+
+    def settings_put(self, namespace: str, key: str, value: str) -> None:
+        """``settings put``; ``ValueError`` when a world variable cannot hold ``value``."""
+        table = self._settings_table(namespace)
+        if namespace == WORLD_NAMESPACE and key in self.world.state:
+            self._state[key] = decode(self.world.state[key], value)
+            self._changed()
+        else:
+            table[key] = value
+
+    def settings_delete(self, namespace: str, key: str) -> int:
+        """``settings delete``: rows deleted; a world variable goes back to its initial value."""
+        table = self._settings_table(namespace)
+        if namespace == WORLD_NAMESPACE and key in self.world.state:
+            self._state[key] = self.world.state[key].initial
+            self._changed()
+            return 1
+        return 1 if table.pop(key, None) is not None else 0
+
+    def _settings_table(self, namespace: str) -> dict[str, str]:
+        if namespace not in self._extra_settings:
+            raise ValueError(f"invalid namespace {namespace!r} (use {', '.join(NAMESPACES)})")
+        return self._extra_settings[namespace]
 
     # ------------------------------------------------------------ save / restore
 

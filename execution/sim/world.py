@@ -428,16 +428,35 @@ Node.model_rebuild()
 # ------------------------------------------------------------------ loading
 
 def resolve_world(name_or_path: Union[str, Path]) -> Path:
-    """A bundled world name (``android13-settings``) or a path to a .yaml/.json file."""
-    path = Path(name_or_path)
-    if path.suffix in (".yaml", ".yml", ".json") and path.is_file():
+    """A bundled world name (``android13-settings``) or a world file, with or without its suffix.
+
+    Tried in order: the path itself when it ends in .yaml/.yml/.json; a
+    bundled world of that name; the path with .json/.yaml/.yml added; the
+    path itself (a world file named without a suffix, as ``verirank worlds
+    import-apk --out PATH`` may have been given).
+    """
+    path = Path(name_or_path).expanduser()
+    if path.suffix in _WORLD_SUFFIXES and path.is_file():
         return path
-    for ext in (".yaml", ".yml", ".json"):
+    for ext in _WORLD_SUFFIXES:
         candidate = WORLDS_DIR / f"{name_or_path}{ext}"
         if candidate.is_file():
             return candidate
+    for ext in (".json", ".yaml", ".yml"):
+        candidate = path.with_name(path.name + ext)
+        if path.name and candidate.is_file():
+            return candidate
+    if path.is_file():
+        return path
+    if path.is_dir():
+        inside = sorted(str(p) for p in path.iterdir() if p.suffix in _WORLD_SUFFIXES and p.is_file())
+        hint = f"; its world files: {', '.join(inside[:5])}" if inside else " with no world files"
+        raise WorldError(f"{path} is a folder{hint}")
     known = ", ".join(list_worlds()) or "none"
     raise WorldError(f"no world {str(name_or_path)!r}: not a world file and not a bundled world ({known})")
+
+
+_WORLD_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def list_worlds() -> list[str]:
@@ -454,10 +473,12 @@ def load_world(name_or_path: Union[str, Path]) -> World:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise WorldError(f"{path}: cannot read world file ({exc})") from exc
+    # a file named without a suffix is JSON when it looks like JSON (the importers write JSON)
+    is_json = path.suffix == ".json" or (path.suffix not in _WORLD_SUFFIXES and text.lstrip().startswith("{"))
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if is_json else yaml.safe_load(text)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise WorldError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from exc
+        raise WorldError(f"{path}: not valid {'JSON' if is_json else 'YAML'}: {exc}") from exc
     world = parse_world(data, source=str(path))
     if not world.name:
         world.name = path.stem

@@ -191,3 +191,124 @@ def test_the_report_opens_in_chromium_without_errors(demo_run):
     assert broken == []
     # nothing is requested from the network
     assert all(url.startswith("file:") for url in check.requests), [u for u in check.requests if not u.startswith("file:")][:3]
+
+
+# --- evidence for verified pages -----------------------------------------------------------------
+
+def _greenish(pixel) -> bool:
+    r, g, b = pixel[:3]
+    return g > 100 and r < 90 and b < 90
+
+
+def test_marks_land_on_the_device_point_when_screenshots_are_stored_at_half_size(tmp_path):
+    from verirank.report.annotate import highlight
+
+    src = _blank_screen(tmp_path / "half.png", size=(540, 1200))  # a 1080x2400 screen stored at 0.5
+    action = Action(type=ActionType.CLICK, x=540, y=1200)
+    annotate(src, tmp_path / "tap.png", action, screen_width=1080)
+    tap = Image.open(tmp_path / "tap.png").convert("RGB")
+    assert tap.size == (360, 800) and _reddish(tap.getpixel((180, 400)))
+    highlight(src, tmp_path / "box.png", (90, 600, 990, 900), "Dark mode", screen_width=1080)
+    box = Image.open(tmp_path / "box.png").convert("RGB")
+    assert _greenish(box.getpixel((180, 600 // 3 - 1)))    # top edge of the box, at device y 600
+    assert _greenish(box.getpixel((990 // 3 + 1, 250)))    # right edge
+    assert not _greenish(box.getpixel((180, 250)))         # inside: untouched
+    assert not _greenish(box.getpixel((180, 700)))
+
+
+def _record(index, step, action, **kw):
+    from execution.records import StepRecord
+
+    return StepRecord(index=index, step_index=step, action=action, screenshot=f"step_{index:03d}.png",
+                      ok=kw.pop("ok", True), **kw)
+
+
+def test_evidence_cites_the_matched_screen_and_the_screen_after_it():
+    from execution.records import StopReason, Trajectory
+    from verirank.report.evidence import page_evidence
+
+    tap = Action(type=ActionType.CLICK, x=540, y=700, target_label="Display", target_bounds=[0, 650, 1080, 750])
+    miss = Action(type=ActionType.CLICK, x=540, y=900, target_label="Battery", target_bounds=[0, 850, 1080, 950])
+    toggle = Action(type=ActionType.CLICK, x=900, y=500, target_label="Dark mode", target_bounds=[0, 450, 1080, 550])
+    wait = Action(type=ActionType.WAIT, rationale="'Auto-rotate' is already on; not toggled")
+    dark = {"label": "Dark mode", "role": "switch", "checked": True, "bounds": [0, 440, 1080, 540]}
+    rotate = {"label": "Auto-rotate", "role": "switch", "checked": True, "bounds": [0, 600, 1080, 700]}
+    traj = Trajectory(
+        qid="q", url="u", device="sim:x", stop_reason=StopReason.COMPLETED,
+        instructions=["Tap Display", "Turn on Dark mode", "Turn on Auto-rotate", "Tap Save"],
+        steps=[
+            _record(0, 0, miss, ok=False),                       # a failed try is no evidence
+            _record(1, 0, tap, step_done=True),
+            _record(2, 1, toggle, step_done=True, controls=[rotate]),
+            _record(3, 2, wait, step_done=True, noop=True, controls=[dark, rotate]),
+        ],
+        final_screenshot="final.png", final_controls=[dark, rotate],
+    )
+    ev = page_evidence(traj)
+    assert [e.step for e in ev] == [0, 1, 2, 3]
+    display, dark_mode, auto, save = ev
+    assert (display.record, display.label, display.bounds) == (1, "Display", (0, 650, 1080, 750))
+    assert (display.matched_shot, display.effect_shot, display.effect_where) == ("step_001.png", "step_002.png", "screen #3")
+    assert display.effect_bounds is None              # Display is not on the screen it opened
+    assert (dark_mode.matched_shot, dark_mode.effect_shot) == ("step_002.png", "step_003.png")
+    assert dark_mode.effect_bounds == (0, 440, 1080, 540)  # the switch, now on, boxed where it is after the tap
+    assert auto.how == "already done" and auto.label == "Auto-rotate" and auto.bounds == (0, 600, 1080, 700)
+    assert auto.matched_shot == auto.effect_shot == "step_003.png"
+    assert auto.note == "'Auto-rotate' is already on; not toggled"  # the agent's reason is cited
+    assert save.record is None and save.matched_shot is None
+    # the last action's effect is on the final screen
+    traj.steps = traj.steps[:3]
+    assert page_evidence(traj)[1].effect_shot == "final.png"
+    assert page_evidence(traj)[1].effect_where == "final screen"
+
+
+def test_verified_pages_cite_evidence_screenshots_with_the_matched_control_boxed(demo_run):
+    from verirank.report.evidence import evidence_file, page_evidence
+
+    data = collect_run(demo_run.out)
+    doc = lxml_html.parse(str(demo_run.out / "report.html")).getroot()
+    verified = [p for q in data.queries for p in q.original if p.verified and p.trajectory is not None]
+    assert verified, "the demo verified no page"
+    checked = 0
+    for page in verified:
+        body = doc.get_element_by_id(page.anchor)
+        items = body.xpath('.//ol[@class="evidence"]/li')
+        assert len(items) == len(page.trajectory.instructions)
+        assert page.trajectory.screen_size and page.trajectory.screenshot_scale == 0.5
+        for ev, li in zip(page_evidence(page.trajectory), items):
+            assert f"Step {ev.step + 1}" in li.text_content()
+            if ev.record is None or ev.bounds is None:
+                continue
+            srcs = [img.get("src") for img in li.xpath('.//img')]
+            assert srcs[0].endswith(evidence_file(ev.step, "matched"))
+            # the box is drawn where the control is, in the copy's pixels
+            image = Image.open(demo_run.out / srcs[0]).convert("RGB")
+            scale = image.width / page.trajectory.screen_size[0]
+            x1, y1, x2, y2 = (round(v * scale) for v in ev.bounds)
+            edge = [image.getpixel((x, max(0, y1 - 2))) for x in range(x1 + 4, x2 - 4, 6)]
+            assert sum(_greenish(p) for p in edge) >= 0.8 * len(edge), (page.url, ev)
+            checked += 1
+    assert checked, "no verified step had a matched control to box"
+    # unverified pages cite nothing
+    for q in data.queries:
+        for page in q.original:
+            if not page.verified:
+                assert not doc.get_element_by_id(page.anchor).xpath('.//ol[@class="evidence"]')
+
+
+def test_a_run_without_step_screenshots_still_gets_a_report(demo_run, tmp_path):
+    # screenshots that were never saved (execution.screenshots=none) or cannot be read
+    run = tmp_path / "noshots"
+    shutil.copytree(demo_run.out, run, ignore=shutil.ignore_patterns("assets", "report.html", "mlflow.db", "mlruns"))
+    pngs = sorted(run.glob("trajectories/**/*.png"))
+    assert len(pngs) > 2
+    for i, png in enumerate(pngs):
+        if i % 2:
+            png.write_bytes(b"not a png")
+        else:
+            png.unlink()
+    path = build_report(run, run / "report.html")
+    doc = lxml_html.parse(str(path)).getroot()
+    assert doc.xpath('//ol[@class="evidence"]')
+    assert not doc.xpath('//img')
+    assert "no screenshot" in path.read_text("utf-8")

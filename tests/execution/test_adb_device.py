@@ -380,3 +380,37 @@ def test_adb_device_without_shell_v2_still_gets_exit_statuses(adb_host, served):
     with pytest.raises(DeviceError, match="exited 1"):
         device.launch("com.example.absent", ".Main")  # `am start` fails on the phone
     assert device.dump_xml() == phone.dump_xml()
+
+
+def test_skip_unchanged_dumps_answers_known_screens_without_waiting_and_never_stale(adb_host, served):
+    if not sim_available():
+        pytest.skip("the simulator is not there yet")
+    behind_adb, twin = new_device("sim"), new_device("sim")
+    shots = []
+    original = behind_adb.screenshot_png
+    behind_adb.screenshot_png = lambda: shots.append(1) or original()
+    device = adb_device(adb_host, served(behind_adb), skip_unchanged_dumps=True)
+
+    home = device.dump_xml()
+    assert home == twin.dump_xml() and len(shots) == 1          # the screenshot came with the dump
+    assert device.screenshot_png() == twin.screenshot_png() and len(shots) == 1  # ... and is reused
+    assert device.dump_xml() == home and device.skipped_dumps == 0  # a second dump agrees: now known
+    assert device.dump_xml() == home and device.skipped_dumps == 1  # a known screen: not waited for
+
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(home.encode())
+    node = next(n for n in root.iter("node") if n.get("clickable") == "true" and n.get("text"))
+    (l, t), (r, b) = [tuple(int(v) for v in p.split(",")) for p in node.get("bounds").strip("[]").split("][")]
+    for d in (device, twin):
+        d.tap((l + r) // 2, (t + b) // 2)
+    # after input the cached screenshot is gone and the new screen is dumped, not served from memory
+    assert device.screenshot_png() == twin.screenshot_png()
+    opened = device.dump_xml()
+    assert opened == twin.dump_xml() != home and device.skipped_dumps == 1
+    for d in (device, twin):
+        d.key("back")
+    # back on the known home screen: answered from the known dump, which is the phone's real dump
+    assert device.dump_xml() == twin.dump_xml() == home and device.skipped_dumps == 2
+    device.close()  # collects the dump still running on the phone
+    assert device.dumps == 5  # every dump was still sent; the skipped ones finished in the background

@@ -106,6 +106,40 @@ def test_files_and_trajectory_json(predictor, tmp_path):
     assert dark["checked"] is True
 
 
+@pytest.mark.parametrize("mode, pngs", [("final", ["final.png"]), ("none", [])])
+def test_screenshot_modes_save_only_what_is_asked(predictor, tmp_path, mode, pngs):
+    dev = SimDevice.open(RESET_WORLD)
+    shots = []
+    original = dev.screenshot_png_scaled
+    dev.screenshot_png_scaled = lambda scale=1.0: shots.append(scale) or original(scale)
+    traj = run_episode(["Open Settings", "Tap Display", "Turn on Dark theme"], predictor, dev, qid="q", url="u",
+                       app=SETTINGS, out_dir=tmp_path, screenshots=mode, screenshot_scale=0.5)
+    assert traj.stop_reason == StopReason.COMPLETED
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == pngs
+    # nothing is drawn that is not saved: the heuristic predictor never looks at the screen
+    assert len(shots) == len(pngs)
+    assert all(s.screenshot is None for s in traj.steps) and len(traj.steps) == 3
+    assert sorted(p.name for p in tmp_path.glob("step_*.xml")) == ["step_000.xml", "step_001.xml", "step_002.xml"]
+    assert traj.screenshots == mode and traj.final_screenshot == (pngs[0] if pngs else None)
+
+
+def test_every_step_screenshots_are_stored_scaled_with_the_screen_size(predictor, tmp_path):
+    from PIL import Image
+
+    traj, dev = _run(RESET_WORLD, ["Open Settings", "Tap Display"], predictor, out_dir=tmp_path,
+                     screenshots="every_step", screenshot_scale=0.5)
+    width, height = dev.screen_size()
+    assert traj.screen_size == [width, height] and traj.screenshot_scale == 0.5
+    assert [s.screenshot for s in traj.steps] == ["step_000.png", "step_001.png"]
+    with Image.open(tmp_path / "step_001.png") as img:
+        assert img.size == (width // 2, height // 2)
+    # the half-size copy is the full screen reduced, not a crop
+    full = Image.open(__import__("io").BytesIO(dev.screenshot_png())).convert("RGB")
+    with Image.open(tmp_path / "final.png") as small:
+        assert small.size == (width // 2, height // 2)
+        assert full.reduce(2).tobytes() == small.convert("RGB").tobytes()
+
+
 def test_nothing_touches_disk_or_takes_screenshots_without_out_dir(predictor, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     dev = ScriptedScreenDevice({"main": Screen("Settings", [{"title": "Dark theme", "switch": False}])}, "main")

@@ -103,7 +103,9 @@ def test_chips_merge_their_checkable_label(shared_dir):
 
 
 def test_no_control_lacks_a_label_when_a_descendant_has_text(shared_dir):
-    for path in sorted((shared_dir / "fixtures" / "uiautomator").glob("*.xml")):
+    paths = sorted((shared_dir / "fixtures" / "uiautomator").glob("*.xml"))
+    assert paths, "no real uiautomator dumps found"
+    for path in paths:
         ui = UIContext.from_xml(path.read_text("utf-8"))
         owners = {id(c.node) for c in ui.controls}
         for c in ui.controls:
@@ -119,7 +121,9 @@ def test_no_control_lacks_a_label_when_a_descendant_has_text(shared_dir):
 
 
 def test_every_control_is_visible_enabled_and_actionable(shared_dir):
-    for path in sorted((shared_dir / "fixtures" / "uiautomator").glob("*.xml")):
+    paths = sorted((shared_dir / "fixtures" / "uiautomator").glob("*.xml"))
+    assert paths, "no real uiautomator dumps found"
+    for path in paths:
         ui = UIContext.from_xml(path.read_text("utf-8"))
         for c in ui.controls:
             x1, y1, x2, y2 = c.bounds

@@ -166,3 +166,28 @@ def test_ray_executor_gives_the_same_records(tmp_path: Path) -> None:
     threads = {r.url: r for r in read_jsonl(thread_run / "execution.jsonl", ExecutionResult)}
     for url, row in rows.items():
         assert row.f4 == threads[url].f4 and row.stop_reason == threads[url].stop_reason
+
+
+@pytest.mark.parametrize("mode", ["every_step", "final", "none"])
+def test_the_screenshot_setting_reaches_every_trajectory(tmp_path: Path, mode: str) -> None:
+    run = _make_run(tmp_path)
+    execute_run(run, _config(f"execution.devices=[sim:{WORLD}]", f"execution.screenshots={mode}"))
+    rows = [r for r in read_jsonl(run / "execution.jsonl", ExecutionResult) if r.status == ExecutionStatus.EXECUTED]
+    assert len(rows) == 3
+    for row in rows:
+        folder = (run / row.trajectory).parent
+        traj = json.loads((run / row.trajectory).read_text())
+        pngs = sorted(p.name for p in folder.glob("*.png"))
+        steps = [s["screenshot"] for s in traj["steps"]]
+        assert traj["screenshots"] == mode and traj["screenshot_scale"] == 0.5 and len(traj["screen_size"]) == 2
+        if mode == "every_step":
+            assert steps == [f"step_{i:03d}.png" for i in range(len(steps))] and pngs == sorted(steps + ["final.png"])
+        else:
+            assert steps == [None] * len(steps) and pngs == (["final.png"] if mode == "final" else [])
+
+
+def test_an_llm_judge_always_gets_every_step() -> None:
+    assert _config().execution.screenshot_mode() == "final"
+    assert _config("execution.screenshots=none", "execution.judge=llm").execution.screenshot_mode() == "every_step"
+    with pytest.raises(Exception, match="screenshots"):
+        _config("execution.screenshots=sometimes")

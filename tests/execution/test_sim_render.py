@@ -72,3 +72,24 @@ def _walk(node):
 
 def _colours(img: Image.Image) -> set:
     return {colour for _, colour in img.getcolors(maxcolors=1 << 20)}
+
+
+def test_repeated_screens_reuse_their_png_and_every_png_matches_a_fresh_drawing():
+    from execution.sim.render import render_png
+
+    sim = Simulator(parse_world(support_sim.mini_world()))
+    sim.launch("com.example.settings")
+    first = sim.screenshot_png()
+    shots = []
+    for action in (lambda: tap(sim, "Display"), lambda: tap(sim, "Dark theme"), lambda: sim.key("back"),
+                   lambda: tap(sim, "Display"), lambda: tap(sim, "Dark theme")):
+        action()
+        png = sim.screenshot_png()
+        assert png == render_png(sim)  # a kept PNG is never a stale one
+        shots.append(png)
+    assert shots[0] != shots[1] and shots[1] != shots[4]  # the switch changed, and back
+    assert shots[4] is shots[0]  # the Display page with the switch off again: not drawn again
+    sim.key("back")
+    assert sim.screenshot_png() is first
+    half = sim.screenshot_png(0.5)
+    assert half is not first and half == render_png(sim, scale=0.5)

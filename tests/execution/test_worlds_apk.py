@@ -334,3 +334,24 @@ def test_the_notification_shade_gear_opens_settings(imported):
     # a swipe that starts below the status bar scrolls the list instead
     device.swipe(w // 2, h // 2, w // 2, h // 4)
     assert "No notifications" not in texts(device)
+
+
+@pytest.mark.parametrize("name", ["oneplus", "oneplus.json"])
+def test_the_path_import_apk_prints_opens_as_a_sim_device_with_or_without_suffix(tmp_path, name):
+    from execution.runner import device_opener
+    from verirank.cli import app
+    from verirank.config import load_config
+
+    apk = _mini_apk(tmp_path / "apk")
+    result = CliRunner().invoke(app, ["worlds", "import-apk", str(apk), "--out", str(tmp_path / name)])
+    assert result.exit_code == 0, result.output
+    written = [line.split()[1] for line in result.output.splitlines() if line.startswith("wrote ")]
+    assert written == [str((tmp_path / name).resolve())]
+    assert f"sim:{written[0]}" in result.output
+    stem = str(tmp_path / "oneplus")
+    for spec in (f"sim:{written[0]}", f"sim:{stem}"):  # the printed path, and the path without a suffix
+        device = device_opener(load_config())(spec)
+        try:
+            assert device.world.app.launch_screen == "top_level_settings"
+        finally:
+            device.close()

@@ -12,6 +12,7 @@ from experiments.uimap_ablation import REAL_TASKS_DIR, format_report, read_goals
 def test_small_task_subset_keeps_every_task_with_its_first_phrasing(tmp_path):
     out = write_task_subset(tmp_path / "tasks", small=True)
     originals = sorted(REAL_TASKS_DIR.glob("real-*.yaml"))
+    assert originals, REAL_TASKS_DIR
     assert [p.name for p in sorted(out.glob("*.yaml"))] == [p.name for p in originals]
     for original in originals:
         full = yaml.safe_load(original.read_text())

@@ -17,6 +17,11 @@ PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 ALL_PAGES = sorted(p.name for p in PAGES.glob("*.html"))
 
 
+def test_the_fixture_pages_are_there():
+    # the parametrized tests below would pass vacuously on an empty folder
+    assert len(ALL_PAGES) >= 10, PAGES
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
@@ -173,3 +178,10 @@ def test_stamped_xpaths_equal_lxml_getpath(name):
     for el in root.iter():
         if isinstance(el.tag, str):
             assert el.get(XPATH_ATTR) == tree.getpath(el)
+
+
+def test_stray_nul_and_control_characters_do_not_stop_cleaning():
+    # a body stored before the fetcher removed such bytes (or from a pre-filled cache)
+    body = b"<html><body><ol><li>Open the\x00 Settings app.</li><li>Tap\x07 Display.</li></ol></body></html>"
+    page = clean_page(body, url="u", qid="q")
+    assert [s.text for s in page.snippets] == ["Open the Settings app.", "Tap Display."]

@@ -146,3 +146,20 @@ def test_demo_uses_a_free_port_when_8765_is_taken_and_keeps_it_on_resume(tmp_pat
             assert [json.loads(line)["url"] for line in serp.read_text().splitlines()] == first
     finally:
         blocker.close()
+
+
+def test_fetch_works_on_a_howtobench_build_through_its_prefilled_cache(tmp_path):
+    """The build's hosts (*.example) do not resolve: fetch must look in the cache before resolving."""
+    bench = REPO / "datasets" / "howtobench" / "small"
+    out = tmp_path / "run"
+    r = runner.invoke(app, ["search", "--queries", str(bench / "queries.jsonl"), "--serp", str(bench / "serp.jsonl"),
+                            "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["fetch", str(out), "--set", f"extraction.fetch.cache_dir={bench / 'cache' / 'pages'}"])
+    assert r.exit_code == 0, r.output
+    pages = read_jsonl(out / "pages.jsonl", Page)
+    serp = [json.loads(line) for line in (bench / "serp.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    assert len(pages) == len(serp) > 0
+    fetched = [p for p in pages if p.status.value != "beyond_top_n"]
+    assert fetched and all(p.status.value == "ok" and p.from_cache for p in fetched)
+    assert all(".example" in (p.url.split("/")[2]) for p in fetched)

@@ -113,14 +113,35 @@ def test_50_megabyte_page_is_cut_at_the_cap(cache):
 @pytest.mark.parametrize("body,words", [
     (b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, "PNG image"),
     (b"%PDF-1.7\n" + b"x" * 2000, "PDF"),
-    (b"<html>" + b"\x00" * 10 + b"a" * 2000, "NUL bytes"),
-    (bytes([1, 2, 3, 4, 5, 6, 7, 8]) * 200, "control characters"),
+    (b"<html>" + b"\x00\x00\x00a" * 600, "NUL or control bytes"),
+    (bytes([1, 2, 3, 4, 5, 6, 7, 8]) * 200, "NUL or control bytes"),
 ])
 def test_binary_served_as_html_is_not_html(cache, body, words):
     with serve({"/bin": html_reply(body)}) as srv:
         page = Fetcher(local_config(), cache).fetch(result(srv.url("/bin")))
     assert page.status == FetchStatus.NOT_HTML and words in page.reason
     assert page.body_sha256 is None and not page.usable
+
+
+def test_a_page_with_a_few_stray_nul_bytes_is_fetched_cleaned_and_says_so(cache):
+    body = (b"<html><body>\x00<h1>Dark mode</h1><ol><li>Open the Settings\x00 app.</li>"
+            b"<li>Tap Display\x01.</li></ol>" + b"<p>More text here.</p>" * 50 + b"\x00</body></html>")
+    with serve({"/nul": html_reply(body)}) as srv:
+        page = Fetcher(local_config(), cache).fetch(result(srv.url("/nul")))
+        again = Fetcher(local_config(), cache).fetch(result(srv.url("/nul")))
+    assert page.status == FetchStatus.OK and page.control_bytes_removed == 4
+    assert "4 stray NUL/control byte(s) removed" in page.reason
+    stored = read_page_body(page, cache)
+    assert b"\x00" not in stored and b"\x01" not in stored and b"Open the Settings app." in stored
+    assert again.from_cache and again.control_bytes_removed == 4 and again.reason == page.reason
+
+
+def test_utf16_bodies_keep_their_nul_bytes(cache):
+    body = "<html><body><p>Öffnen Sie die Einstellungen.</p></body></html>".encode("utf-16")
+    with serve({"/u16": html_reply(body)}) as srv:
+        page = Fetcher(local_config(), cache).fetch(result(srv.url("/u16")))
+    assert page.status == FetchStatus.OK and page.control_bytes_removed == 0
+    assert read_page_body(page, cache) == body
 
 
 def test_non_html_content_type_is_refused_without_storing(cache):
@@ -471,3 +492,26 @@ def test_host_gate_with_a_fake_clock():
         assert not entered.wait(0.1)
     assert entered.wait(2)
     t.join()
+
+
+def test_the_cache_is_consulted_before_any_name_resolution_and_a_miss_is_still_guarded(cache):
+    lookups = []
+
+    def no_dns(host, port, type=0):
+        lookups.append(host)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    url = "https://howto.example/dark-mode"  # a made-up host, as in a HowToBench build
+    cache.remember(url, cache.put(HTML.encode()), {"content_type": "text/html", "encoding": "utf-8",
+                                                    "http_status": 200, "truncated": False})
+    fetcher = Fetcher(FetchConfig(), cache, guard=UrlGuard(resolve=no_dns))
+    page = fetcher.fetch(result(url))
+    assert page.status == FetchStatus.OK and page.from_cache and lookups == []
+    # the scheme is still checked first, and a miss still resolves and is guarded
+    assert fetcher.fetch(result("file:///etc/passwd", rank=2)).status == FetchStatus.BLOCKED
+    miss = fetcher.fetch(result("https://other.example/", rank=3))
+    assert miss.status == FetchStatus.CONNECTION_ERROR and lookups == ["other.example"]
+    with serve({"/page": html_reply(HTML)}) as srv:
+        private = Fetcher(FetchConfig(), cache).fetch(result(srv.url("/page"), rank=4))
+        assert srv.hits() == 0
+    assert private.status == FetchStatus.BLOCKED and "loopback" in private.reason

@@ -201,7 +201,9 @@ def test_a_page_whose_body_left_the_cache_is_recorded_not_fatal(tmp_path, encode
         out = tmp_path / "run"
         run_stage1(qpath, spath, out, _config(**{"extraction.extract.extractor": "heuristic"}), encoder=encoder)
     (out / "extraction.jsonl").unlink()
-    for body in (out / "cache" / "pages").rglob("*.body"):
+    bodies = list((out / "cache" / "pages").rglob("*.body"))
+    assert bodies, "the fetch stored no body to remove"
+    for body in bodies:
         body.unlink()
     counts = extract_pages(RunDir(out), _config(), encoder=encoder)
     assert counts["fetch_failed"] == 1
@@ -221,3 +223,33 @@ def test_parallel_workers_give_the_same_records(tmp_path, encoder):
     assert many == one
     assert sum(counts[s.value] for s in ExtractionStatus) == len(one)
     assert Counter(v[0] for v in many.values()) == Counter(v[0] for v in one.values())
+
+
+def test_rows_below_top_n_and_bad_lines_each_get_a_counted_record(tmp_path, encoder):
+    """Nothing handed in disappears: rows after top_n and unusable lines are recorded and counted."""
+    with serve(routes=ROUTES, static_dir=PAGES) as srv:
+        files = sorted({label["file"] for label in LABELS})[:5]
+        assert len(files) == 5
+        qpath, spath = tmp_path / "queries.jsonl", tmp_path / "serp.jsonl"
+        qpath.write_text('{"qid": "q1", "query": "turn on dark mode"}\n{"qid": ""}\nnot json\n', "utf-8")
+        rows = [json.dumps({"qid": "q1", "rank": r, "url": srv.url("/" + f)}) for r, f in enumerate(files, 1)]
+        rows += ['{"qid": "q1", "rank": 9', json.dumps({"qid": "q9", "rank": 1, "url": srv.url("/x")})]
+        spath.write_text("\n".join(rows) + "\n", "utf-8")
+        out = tmp_path / "run"
+        counts = run_stage1(qpath, spath, out, _config(**{"extraction.search.top_n": 3}), encoder=encoder)
+
+    pages = read_jsonl(out / "pages.jsonl", Page)
+    assert sorted(p.rank for p in pages) == [1, 2, 3, 4, 5]
+    beyond = [p for p in pages if p.status.value == "beyond_top_n"]
+    assert sorted(p.rank for p in beyond) == [4, 5] and all("top_n=3" in p.reason for p in beyond)
+    assert len(read_jsonl(out / "extraction.jsonl", Extraction)) == 3
+    assert counts["search"]["beyond_top_n"] == 2
+    assert counts["fetch"]["beyond_top_n"] == 2 and counts["extract"]["beyond_top_n"] == 2
+    assert counts["search"]["rejected_queries"] == 2 and counts["search"]["rejected_results"] == 2
+    rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text("utf-8").splitlines()]
+    assert {(r["source"], r["line"], r["status"]) for r in rejected} == {
+        ("queries", 2, "malformed"), ("queries", 3, "malformed"),
+        ("serp", 6, "malformed"), ("serp", 7, "unknown_qid")}
+    assert all(r["reason"] for r in rejected)
+    manifest = {s["stage"]: s["counts"] for s in RunDir(out).read_manifest()["stages"]}
+    assert manifest["fetch"]["beyond_top_n"] == 2 and manifest["search"]["rejected_results"] == 2

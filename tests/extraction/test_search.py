@@ -30,7 +30,7 @@ def _serp_file(path, rows):
 # --- serp files ----------------------------------------------------------------------
 
 
-def test_serp_file_sorted_cut_and_empty(tmp_path):
+def test_serp_file_sorted_uncut_and_empty(tmp_path):
     path = _serp_file(tmp_path / "serp.jsonl", [
         {"qid": "q1", "rank": 3, "url": "https://c.example/", "title": "C"},
         {"qid": "q1", "rank": 1, "url": "https://a.example/", "title": "A", "snippet": "s"},
@@ -38,8 +38,10 @@ def test_serp_file_sorted_cut_and_empty(tmp_path):
         {"qid": "q2", "rank": 1, "url": "https://d.example/"},
     ])
     backend = SerpFileBackend(path)
+    # a stored ranking is not cut at top_n: the fetch stage records the rows below it
     got = backend.search(Query(qid="q1", query="x"), top_n=2)
-    assert [(r.rank, r.url) for r in got] == [(1, "https://a.example/"), (2, "https://b.example/")]
+    assert [(r.rank, r.url) for r in got] == [(1, "https://a.example/"), (2, "https://b.example/"),
+                                              (3, "https://c.example/")]
     assert got[0].snippet == "s"
     assert backend.search(Query(qid="nobody", query="x"), top_n=5) == []
 
@@ -65,6 +67,29 @@ def test_serp_file_bad_json_and_missing(tmp_path):
         SerpFileBackend(path)
     with pytest.raises(SchemaError, match="not found"):
         SerpFileBackend(tmp_path / "missing.jsonl")
+
+
+def test_lenient_serp_file_keeps_good_lines_and_says_why_the_others_were_rejected(tmp_path):
+    path = tmp_path / "serp.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"qid": "q", "rank": 1, "url": "https://a.example/"}),
+        "{oops",
+        json.dumps({"qid": "q", "rank": 1, "url": "https://dup.example/"}),
+        json.dumps({"qid": "q", "rank": 0, "url": "https://zero.example/"}),
+        json.dumps(["not", "an", "object"]),
+        json.dumps({"qid": "q", "rank": 2, "url": "https://b.example/"}),
+        json.dumps({"qid": "stranger", "rank": 1, "url": "https://c.example/"}),
+    ]) + "\n", encoding="utf-8")
+    backend = SerpFileBackend(path, lenient=True)
+    assert [r.url for r in backend.search(Query(qid="q", query="x"), 20)] == [
+        "https://a.example/", "https://b.example/"]
+    rejected = {r.line: r for r in backend.rejected + backend.unknown_qids(["q"])}
+    assert sorted(rejected) == [2, 3, 4, 5, 7]
+    assert rejected[2].status == "malformed" and "not valid JSON" in rejected[2].reason
+    assert rejected[3].status == "duplicate" and rejected[3].url == "https://dup.example/"
+    assert rejected[4].status == "malformed" and "rank" in rejected[4].reason
+    assert rejected[7].status == "unknown_qid" and rejected[7].qid == "stranger"
+    assert all(r.reason for r in rejected.values())
 
 
 def test_make_backend(tmp_path, monkeypatch):
@@ -241,9 +266,11 @@ def test_run_search_writes_and_resumes_including_empty_queries(tmp_path):
     with JsonlAppender(out, SearchResult) as app:
         counts = run_search(queries, backend, top_n=2, appender=app)
     assert backend.calls == ["q3"]
-    assert counts == {"queries": 3, "searched": 1, "skipped": 2, "results": 1, "empty": 0}
+    assert counts == {"queries": 3, "searched": 1, "skipped": 2, "results": 1, "empty": 0,
+                      "beyond_top_n": 0}
     rows = read_jsonl(out, SearchResult)
-    assert [(r.qid, r.rank) for r in rows] == [("q1", 1), ("q1", 2), ("q3", 1)]
+    # the stored ranking is kept whole; rank 3 is below top_n=2 and is marked at fetch time
+    assert [(r.qid, r.rank) for r in rows] == [("q1", 1), ("q1", 2), ("q1", 3), ("q3", 1)]
     assert done_path_for(out).name == "serp.done.jsonl" and done_path_for(out).exists()
 
 

@@ -8,7 +8,7 @@ import ir_measures
 import pytest
 
 from ranking.export import CSV_COLUMNS, export_items, export_run, read_ranked, write_trec
-from ranking.metrics import read_trec_run
+from ranking.metrics import evaluate, read_qrels, read_trec_run, write_qrels
 from ranking.records import RankedItem
 from verirank.errors import ConfigError, SchemaError, StoreError
 from verirank.store import write_jsonl
@@ -45,10 +45,56 @@ def test_trec_run_keeps_our_order_under_ir_measures(tmp_path):
     assert read_trec_run(path)["q2"] == {"https://g.example/bt": 1.0}
 
 
-def test_trec_refuses_urls_with_spaces_and_bad_tags(tmp_path):
-    bad = [RankedItem(qid="q", rank=1, url="https://x.example/a b", score=0.0, verified=False)]
-    with pytest.raises(SchemaError, match="no whitespace"):
-        write_trec(tmp_path / "r.trec", bad)
+#: URLs a SERP file can hold that are not plain tokens
+ODD_URLS = [
+    "https://x.example/a b",
+    "data:text/html,<ol><li>Open the Settings app.</li><li>Tap \"Display\".</li></ol>",
+    "https://x.example/it's \"quoted\",comma",
+    "https://bücher.example/straße?q=ü\u00a0nbsp",
+    "https://x.example/tab\there\nnewline\r\x00nul\u2028sep\u200bzw",
+    "https://x.example/" + "long/" * 1640,  # 8 KB
+    "https://x.example/%20already%2Fencoded",
+    "pct:looks-encoded",
+    "",
+]
+
+
+def _odd_items():
+    return [RankedItem(qid=qid, rank=i, url=url, title=url[:20], score=float(-i), verified=False,
+                       original_rank=i)
+            for qid in ("q1", "q 2") for i, url in enumerate(ODD_URLS, start=1)]
+
+
+def test_every_url_a_serp_file_can_hold_round_trips_through_every_format(tmp_path):
+    items = sorted(_odd_items(), key=lambda it: (it.qid, it.rank))  # the order exports write
+    assert len(ODD_URLS[5]) >= 8192
+    trec = tmp_path / "r.trec"
+    assert export_items(items, "trec", trec) == len(items)
+    lines = trec.read_text("utf-8").split("\n")[:-1]
+    assert len(lines) == len(items) and all(len(line.split()) == 6 for line in lines)
+    back = read_trec_run(trec)
+    for qid in ("q1", "q 2"):
+        assert sorted(back[qid], key=back[qid].get, reverse=True) == ODD_URLS
+    # an ordinary URL is its own docno, so existing qrels keep matching
+    assert "q1 Q0 https://x.example/%20already%2Fencoded 7" in trec.read_text("utf-8")
+    # the qrels use the same encoding: evaluation still matches the run's docs
+    qrels = {"q1": {ODD_URLS[1]: 1}, "q 2": {ODD_URLS[4]: 1}}
+    write_qrels(tmp_path / "qrels.txt", qrels)
+    assert read_qrels(tmp_path / "qrels.txt") == qrels
+    assert evaluate(back, read_qrels(tmp_path / "qrels.txt"), ["MRR"]).mean["MRR"] == (1 / 2 + 1 / 5) / 2
+    ir_run = list(ir_measures.read_trec_run(str(trec)))
+    ir_qrels = list(ir_measures.read_trec_qrels(str(tmp_path / "qrels.txt")))
+    assert ir_measures.calc_aggregate([ir_measures.RR], ir_qrels, ir_run)[ir_measures.RR] == (1 / 2 + 1 / 5) / 2
+
+    export_items(items, "jsonl", tmp_path / "r.jsonl")
+    assert read_ranked(tmp_path / "r.jsonl") == items
+    export_items(items, "csv", tmp_path / "r.csv")
+    with open(tmp_path / "r.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["qid"], r["url"]) for r in rows] == [(i.qid, i.url) for i in items]
+
+
+def test_trec_refuses_a_tag_with_whitespace(tmp_path):
     with pytest.raises(ConfigError, match="tag"):
         write_trec(tmp_path / "r.trec", _items(), tag="two words")
 

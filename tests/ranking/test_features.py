@@ -20,6 +20,7 @@ from ranking.features import (
     match_position, query_term_ratio, screen_ratios, spread, write_feature_files, attach_labels,
 )
 from ranking.terms import ACTION_VERBS, STOPWORDS, content_terms, stem
+from verirank import llm
 from verirank.config import load_config
 from verirank.errors import SchemaError, StoreError
 from verirank.store import atomic_write_text, read_parquet
@@ -201,7 +202,6 @@ def test_f2_embedding_is_clipped_cosine_and_prefers_the_relevant_page(encoder):
 
 
 def test_f2_llm_score_goes_through_the_real_client(tmp_path):
-    llm = pytest.importorskip("verirank.llm")
     from support_scripted_llm import ScriptedLLMServer, request_text
 
     q, ext, exe, traj = _worked(tmp_path)
@@ -375,7 +375,6 @@ def test_keyword_selection_by_document_frequency():
 
 
 def test_llm_relevance_from_config_in_the_table(tmp_path):
-    pytest.importorskip("verirank.llm")
     from support_scripted_llm import ScriptedLLMServer, request_text
 
     run = runs.make_run(tmp_path / "run")

@@ -136,8 +136,9 @@ def test_rerank_run_and_load_model_errors(tmp_path):
 
 
 def test_mlflow_model_uri_from_a_sqlite_store(tmp_path, monkeypatch):
-    tracking = pytest.importorskip("ranking.tracking")
     import mlflow
+
+    from ranking import tracking
 
     run, cfg, model = _trained_lr(tmp_path)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

@@ -421,7 +421,9 @@ def test_the_key_leaks_nowhere(server, tmp_path, caplog):
     run.start_stage("extraction", cfg.to_manifest())
     run.finish_stage("extraction", {"llm_usage": client.usage_dict()})
     client.close()
-    cache_bytes = b"".join(p.read_bytes() for p in (tmp_path / "cache").iterdir())
+    cached = list((tmp_path / "cache").iterdir())
+    assert cached, "the client cached nothing, so the check below would be vacuous"
+    cache_bytes = b"".join(p.read_bytes() for p in cached)
     places = {
         "log": "\n".join(r.getMessage() for r in caplog.records),
         "errors": "\n".join(str(e) + repr(e) for e in errors),

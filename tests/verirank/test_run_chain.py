@@ -50,3 +50,39 @@ def test_until_stops_after_the_named_stage(tmp_path: Path) -> None:
     assert (out / "extraction.jsonl").exists() and not (out / "execution.jsonl").exists()
     bad = CliRunner().invoke(app, ["run", "--out", str(out), "--until", "nope"])
     assert bad.exit_code == 2 and "valid: search, fetch, extract, execute, features, rerank" in bad.output
+
+
+def test_a_row_with_an_odd_url_never_costs_the_other_rows_their_reranked_list(tmp_path: Path) -> None:
+    """A SERP row whose URL holds spaces (a data: URL) gets its own status; the run finishes with exit 0."""
+    from support_http import serve  # tests/support
+
+    from extraction.records import Page
+    from ranking.metrics import read_trec_run
+
+    demo = Path(__file__).resolve().parents[2] / "datasets" / "demo"
+    odd = ["data:text/html,<ol><li>Open the Settings app.</li><li>Tap Display.</li></ol>",
+           "https://bad host.example/a page?q=ü \"x\""]
+    with serve(static_dir=demo) as srv:
+        rows = [json.loads(line) for line in (demo / "serp.jsonl").read_text("utf-8").splitlines()]
+        assert rows
+        for row in rows:
+            row["url"] = srv.url(row["url"].split(":8765", 1)[1])
+        qid = rows[0]["qid"]
+        last = max(r["rank"] for r in rows if r["qid"] == qid)
+        rows += [{"qid": qid, "rank": last + i, "url": url} for i, url in enumerate(odd, start=1)]
+        serp = tmp_path / "serp.jsonl"
+        serp.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+        out = tmp_path / "run"
+        result = CliRunner().invoke(app, ["run", "-q", str(demo / "queries.jsonl"), "--serp", str(serp),
+                                          "--out", str(out), "--allow-private-hosts"])
+    assert result.exit_code == 0, result.output
+    pages = {p.url: p for p in read_jsonl(out / "pages.jsonl", Page)}
+    assert len(pages) == len(rows)
+    assert pages[odd[0]].status.value == "blocked" and pages[odd[0]].reason
+    ranked = read_jsonl(out / "reranked.jsonl", RankedItem)
+    assert {(r.qid, r.url) for r in ranked} == {(r["qid"], r["url"]) for r in rows}
+    trec = read_trec_run(out / "reranked.trec")
+    assert set(trec[qid]) == {r["url"] for r in rows if r["qid"] == qid}
+    for q, docs in trec.items():  # the TREC order is the reranked order
+        want = [r.url for r in sorted(ranked, key=lambda r: r.rank) if r.qid == q]
+        assert sorted(docs, key=docs.get, reverse=True) == want

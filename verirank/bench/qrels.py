@@ -5,7 +5,8 @@ simulator of the query's world makes the goal predicate true, and the goal was
 false at the start. Replays are cached per (world, goal, sequence): many pages
 share a sequence.
 
-qrels file format (TREC): one line per judged page, ``qid 0 url grade``.
+qrels file format (TREC): one line per judged page, ``qid 0 docno grade``;
+the docno is the URL in the reversible encoding of verirank/docno.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Iterable, Mapping
 from execution.sim.world import World
 from verirank.bench.replay import ReplayResult, replay
 from verirank.bench.tasks import Step
+from verirank.docno import decode_docno, encode_docno
 from verirank.errors import SchemaError
 from verirank.store import atomic_write_text
 
@@ -38,12 +40,10 @@ class ReplayCache:
 
 
 def format_qrels(rows: Iterable[tuple[str, str, int]]) -> str:
-    """``qid 0 url grade`` lines (URLs never contain spaces: they are percent-encoded)."""
+    """``qid 0 docno grade`` lines (ids encoded by :func:`encode_docno`)."""
     lines = []
     for qid, url, grade in rows:
-        if any(c.isspace() for c in qid + url):
-            raise SchemaError(f"qrels: qid {qid!r} / url {url!r} must not contain whitespace")
-        lines.append(f"{qid} 0 {url} {int(grade)}\n")
+        lines.append(f"{encode_docno(qid)} 0 {encode_docno(url)} {int(grade)}\n")
     return "".join(lines)
 
 
@@ -65,7 +65,7 @@ def read_qrels(path: Path | str) -> dict[str, dict[str, int]]:
             grade = int(parts[3])
         except ValueError:
             raise SchemaError(f"{path}:{lineno}: grade {parts[3]!r} is not an integer") from None
-        out.setdefault(parts[0], {})[parts[2]] = grade
+        out.setdefault(decode_docno(parts[0]), {})[decode_docno(parts[2])] = grade
     return out
 
 

@@ -24,7 +24,12 @@ def bar(total: int, desc: str, unit: str = "page") -> Iterator[Any]:
 def summary(stage: str, counts: dict[str, Any]) -> str:
     """One line such as ``extract: pages=20 ok=14 no_steps=5 ...`` (zero counts left out)."""
     shown = " ".join(f"{k}={v}" for k, v in counts.items() if v not in (0, None, "", [], {}))
-    return f"{stage}: {shown or 'nothing to do'}"
+    line = f"{stage}: {shown or 'nothing to do'}"
+    if counts.get("rejected_queries") or counts.get("rejected_results"):
+        line += "\n  some input lines were not used: their reasons are in DIR/rejected.jsonl"
+    if stage == "search" and counts.get("beyond_top_n"):
+        line += "\n  results after the first top_n of a query are recorded as beyond_top_n, not fetched"
+    return line
 
 
 @friendly_errors

@@ -21,13 +21,16 @@ worlds_app = typer.Typer(
 IMPORTED_DIR = Path(__file__).resolve().parents[2] / "datasets" / "worlds" / "imported"
 
 
-def _write_world(doc: dict[str, Any], out: Path) -> None:
+def _write_world(doc: dict[str, Any], out: Path) -> Path:
+    """Write the world as JSON; returns the absolute path written, ready for ``sim:PATH``."""
     from verirank.store import atomic_write_text
 
+    out = out.expanduser().resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     # compact JSON: the OnePlus world has ~540 screens
     atomic_write_text(out, json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
     out.chmod(0o644)  # a data file others read, not a private temp file
+    return out
 
 
 def _write_report(report: dict[str, Any], path: Optional[Path]) -> None:
@@ -63,8 +66,7 @@ def import_apk(
     doc, world = build_apk_world(uimap, name=name,
                                  description=f"Imported from the decoded APK {apk_dir.resolve().name} "
                                              "(verirank worlds import-apk)")
-    out = out or IMPORTED_DIR / f"{name}.json"
-    _write_world(doc, out)
+    out = _write_world(doc, out or IMPORTED_DIR / f"{name}.json")
     report = apk_coverage(uimap, world)
     if verify:
         reached = tap_reachable(world)
@@ -72,7 +74,7 @@ def import_apk(
                                           and s.id in uimap.screens)
     _write_report(report, report_json)
     typer.echo(format_report(report, f"import-apk {name}"))
-    typer.echo(f"wrote {out}")
+    typer.echo(f"wrote {out}  (open it with --devices sim:{out})")
 
 
 @worlds_app.command("import-utg")
@@ -107,11 +109,11 @@ def import_utg(
             target = out / f"{world.name}.json"
         else:
             target = out
-        _write_world(doc, target)
+        target = _write_world(doc, target)
         report = utg_coverage(utg, world, matched, info.tasks if info else [])
         reports[world.name] = report
         typer.echo(format_report(report, f"import-utg {app_dir.name}", max_items=10))
-        typer.echo(f"wrote {target}\n")
+        typer.echo(f"wrote {target}  (open it with --devices sim:{target})\n")
     _write_report(reports, report_json)
 
 

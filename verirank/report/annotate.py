@@ -1,7 +1,10 @@
 """Draw what the agent did onto a small copy of each screenshot (Pillow).
 
-The trajectory keeps full-size screenshots of the screen *before* each
-action. The report shows a downscaled copy with the action drawn on it:
+The trajectory keeps screenshots of the screen *before* each action, stored
+at ``Trajectory.screenshot_scale`` of the screen (half size by default),
+while action coordinates are in device pixels. Every function here takes the
+screen width, so marks land where the action was, whatever the stored size.
+The report shows a downscaled copy with the action drawn on it:
 
 * ``click``: a ring and dot at the tap point, and the target's bounds;
 * ``long_press``: the same with a double ring;
@@ -10,7 +13,8 @@ action. The report shows a downscaled copy with the action drawn on it:
 * ``back`` / ``home`` / ``enter`` / ``launch`` / ``wait``: a labelled pill.
 
 A failed action is drawn in orange, a successful one in red, so the two
-can be told apart at a glance. Originals are never modified.
+can be told apart at a glance. :func:`highlight` boxes a matched control in
+green, for the evidence of verified pages. Originals are never modified.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from PIL import Image, ImageDraw, ImageFont
 from execution.records import Action, ActionType
 from verirank.errors import StoreError
 
-__all__ = ["THUMB_WIDTH", "action_caption", "annotate", "thumbnail"]
+__all__ = ["THUMB_WIDTH", "action_caption", "annotate", "highlight", "thumbnail"]
 
 #: width in pixels of the report's screenshot copies (height keeps the aspect ratio)
 THUMB_WIDTH = 360
@@ -33,6 +37,7 @@ THUMB_WIDTH = 360
 _OK = (229, 57, 53)        # red: the action as executed
 _FAILED = (251, 140, 0)    # orange: the action failed on the device
 _WHITE = (255, 255, 255)
+_EVIDENCE = (46, 125, 50)  # green: the control a verified step matched
 
 
 @lru_cache(maxsize=4)
@@ -68,37 +73,77 @@ def thumbnail(src: Path, dest: Path, width: int = THUMB_WIDTH) -> tuple[int, int
 
 
 def annotate(src: Path, dest: Path, action: Optional[Action], ok: bool = True,
-             width: int = THUMB_WIDTH) -> tuple[int, int]:
-    """Write a downscaled copy of ``src`` with ``action`` drawn on it; returns its size."""
-    image, scale = _open_small(src, width)
+             width: int = THUMB_WIDTH, screen_width: Optional[int] = None) -> tuple[int, int]:
+    """Write a downscaled copy of ``src`` with ``action`` drawn on it; returns its size.
+
+    ``screen_width`` is the device's width in pixels (the unit of the action's
+    coordinates); default: the screenshot's own width (a full-size capture).
+    """
+    image, scale = _open_small(src, width, screen_width)
     if action is not None:
         _draw_action(ImageDraw.Draw(image), image.size, action, scale, _OK if ok else _FAILED)
     return _save(image, dest)
 
 
+def highlight(src: Path, dest: Path, bounds: Optional[tuple[int, int, int, int]], label: str = "",
+              width: int = THUMB_WIDTH, screen_width: Optional[int] = None) -> tuple[int, int]:
+    """Write a downscaled copy of ``src`` with ``bounds`` (device pixels) boxed in green and labelled."""
+    image, scale = _open_small(src, width, screen_width)
+    if bounds is not None:
+        draw = ImageDraw.Draw(image)
+        x1, y1, x2, y2 = (v * scale for v in bounds)
+        draw.rectangle([x1 - 2, y1 - 2, x2 + 2, y2 + 2], outline=_WHITE, width=5)
+        draw.rectangle([x1 - 2, y1 - 2, x2 + 2, y2 + 2], outline=_EVIDENCE, width=3)
+        if label:
+            font = _font(13)
+            text = label if len(label) <= 32 else label[:31] + "…"
+            left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+            tw, th = right - left + 8, bottom - top + 6
+            ty = y1 - th - 3 if y1 - th - 3 >= 0 else y2 + 3
+            tx = min(max(0.0, x1), max(0.0, image.width - tw))
+            draw.rectangle([tx, ty, tx + tw, ty + th], fill=_EVIDENCE)
+            draw.text((tx + 4 - left, ty + 3 - top), text, font=font, fill=_WHITE)
+    return _save(image, dest)
+
+
 # --- helpers ----------------------------------------------------------------------
 
-def _open_small(src: Path, width: int) -> tuple[Image.Image, float]:
+def _open_small(src: Path, width: int, screen_width: Optional[int] = None) -> tuple[Image.Image, float]:
+    """A copy of the image scaled to at most ``width``, and the factor from device pixels to its pixels.
+
+    One screenshot feeds several copies (its trajectory card, evidence), so the
+    decoded and scaled image is kept for the next caller."""
+    try:
+        stamp = src.stat().st_mtime_ns
+    except OSError as exc:
+        raise StoreError(f"cannot read screenshot {src}: {exc}") from exc
+    image, scale = _decoded(src, stamp, width, screen_width)
+    return image.copy(), scale
+
+
+@lru_cache(maxsize=32)
+def _decoded(src: Path, stamp: int, width: int, screen_width: Optional[int]) -> tuple[Image.Image, float]:
     try:
         with Image.open(src) as raw:
             raw.load()
             image = raw.convert("RGB")
     except (OSError, ValueError) as exc:
         raise StoreError(f"cannot read screenshot {src}: {exc}") from exc
+    device_width = screen_width or image.width
     if image.width <= width:
-        return image, 1.0
+        return image, image.width / device_width
     factor = image.width // width
     # integer reduce is fast and sharp; a final resize fixes any remainder
     small = image.reduce(factor) if factor > 1 else image
     if small.width != width:
         small = small.resize((width, max(1, round(small.height * width / small.width))), Image.Resampling.BILINEAR)
-    return small, small.width / image.width
+    return small, small.width / device_width
 
 
 def _save(image: Image.Image, dest: Path) -> tuple[int, int]:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".tmp")
-    image.save(tmp, format="PNG")
+    image.save(tmp, format="PNG", compress_level=3)  # fast; thumbnails are small anyway
     tmp.replace(dest)
     return image.size
 

@@ -1,41 +1,74 @@
 """The report's ``assets/`` folder: annotated copies of every trajectory screenshot.
 
-Copies are written once: a copy newer than its source is kept, so building
+Besides one copy per screenshot with its action drawn, verified pages get
+evidence copies (``evidence_NN_matched.png`` / ``evidence_NN_effect.png``,
+:mod:`verirank.report.evidence`) with the matched control boxed. Copies are
+written once: a copy newer than its source is kept, so building
 the report again after a resumed run only draws the new screenshots.
 """
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Callable, Optional
 
 from execution.records import Action
-from verirank.report.annotate import annotate
+from verirank.errors import StoreError
+from verirank.report.annotate import annotate, highlight
 from verirank.report.collect import ReportData
+from verirank.report.evidence import evidence_file, page_evidence
 from verirank.report.render import Shot
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ASSETS_DIR", "count_screenshots", "write_screenshots"]
 
 ASSETS_DIR = "assets"
 
 
-def _jobs(data: ReportData, assets: Path) -> list[tuple[tuple[str, str], Path, Path, Optional[Action], bool]]:
-    """(key, source, destination, action, ok) for every screenshot of every trajectory."""
-    jobs = []
+#: (key, source, destination, draw): draw(src, dest) writes the copy and returns its size
+_Job = tuple[tuple[str, str], Path, Path, Callable[[Path, Path], tuple[int, int]]]
+
+
+def _jobs(data: ReportData, assets: Path) -> list[_Job]:
+    """One job per screenshot copy of every trajectory, plus the evidence of verified pages."""
+    jobs: list[_Job] = []
     for q in data.queries:
         for page in q.original:
             traj, folder = page.trajectory, page.trajectory_dir
             if traj is None or folder is None:
                 continue
+            # coordinates are in device pixels; the stored screenshot may be scaled
+            screen_w = traj.screen_size[0] if traj.screen_size else None
             for step in traj.steps:
                 if step.screenshot:
                     jobs.append(((page.anchor, step.screenshot), folder / step.screenshot,
-                                 assets / page.anchor / step.screenshot, step.action, step.ok))
+                                 assets / page.anchor / step.screenshot,
+                                 partial(_draw_action, action=step.action, ok=step.ok, screen_w=screen_w)))
             if traj.final_screenshot:
                 jobs.append(((page.anchor, traj.final_screenshot), folder / traj.final_screenshot,
-                             assets / page.anchor / traj.final_screenshot, None, True))
+                             assets / page.anchor / traj.final_screenshot,
+                             partial(_draw_action, action=None, ok=True, screen_w=screen_w)))
+            if page.verified:
+                for ev in page_evidence(traj):
+                    for kind, shot, bounds in (("matched", ev.matched_shot, ev.bounds),
+                                               ("effect", ev.effect_shot, ev.effect_bounds)):
+                        if shot:
+                            name = evidence_file(ev.step, kind)
+                            jobs.append(((page.anchor, name), folder / shot, assets / page.anchor / name,
+                                         partial(_draw_box, bounds=bounds, label=ev.label or "", screen_w=screen_w)))
     return jobs
+
+
+def _draw_action(src: Path, dest: Path, *, action: Optional[Action], ok: bool, screen_w: Optional[int]):
+    return annotate(src, dest, action, ok, screen_width=screen_w)
+
+
+def _draw_box(src: Path, dest: Path, *, bounds, label: str, screen_w: Optional[int]):
+    return highlight(src, dest, bounds, label, screen_width=screen_w)
 
 
 def count_screenshots(data: ReportData) -> int:
@@ -61,13 +94,17 @@ def write_screenshots(data: ReportData, html_dir: Path, workers: int = 2,
     shots: dict[tuple[str, str], Shot] = {}
 
     def work(job) -> None:
-        key, src, dest, action, ok = job
+        key, src, dest, draw = job
         if not src.is_file():
             return
         if dest.is_file() and dest.stat().st_mtime >= src.stat().st_mtime:
             width, height = _png_size(dest)
         else:
-            width, height = annotate(src, dest, action, ok)
+            try:
+                width, height = draw(src, dest)
+            except StoreError as exc:  # one unreadable screenshot must not sink the report
+                log.warning("report: %s", exc)
+                return
         shots[key] = (dest.relative_to(html_dir).as_posix(), width, height)
 
     jobs = _jobs(data, assets)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from execution.records import ExecutionStatus, StepRecord
 from verirank.report.annotate import action_caption
 from verirank.report.collect import PageView, QueryView, ReportData
+from verirank.report.evidence import evidence_file, page_evidence
 from verirank.report.style import CSS
 
 __all__ = ["Shot", "Shots", "render_html"]
@@ -210,6 +211,7 @@ def page_details(page: PageView, shots: Shots) -> str:
             f'{relevance_badge(page)}</summary>')
     body = [f'<p class="small"><code>{_e(page.url)}</code></p>', _extraction_block(page)]
     body.append(_execution_block(page))
+    body.append(_evidence_block(page, shots))
     body.append(_trajectory_block(page, shots))
     return f'<details class="page">{head}<div class="body" id="{page.anchor}">{"".join(body)}</div></details>'
 
@@ -291,6 +293,38 @@ def _yes_no(value: Any) -> str:
     if value is False:
         return '<span class="muted">no</span>'
     return _e(value)
+
+
+def _evidence_block(page: PageView, shots: Shots) -> str:
+    """For a verified page: per step, the cited screenshots where its effect is visible."""
+    if not page.verified or page.trajectory is None:
+        return ""
+    items = []
+    for ev in page_evidence(page.trajectory):
+        head = f'<b>Step {ev.step + 1}</b> <span class="instr">{_e(ev.instruction)}</span>'
+        if ev.record is None:
+            items.append(f'<li class="missing"><div class="cite">{head}<br>'
+                         '<span class="muted">no evidence: the agent did not complete this step</span></div></li>')
+            continue
+        control = f"'{_e(ev.label)}'" if ev.label else "the screen"
+        if ev.how == "already done":
+            cite = f"already done on screen #{ev.record + 1}" + (f": {_e(ev.note)}" if ev.note else "")
+        else:
+            still = "" if ev.effect_bounds is None else f", where {control} is boxed again"
+            cite = (f"matched {control} on screen #{ev.record + 1}; the effect shows on the "
+                    f"{_e(ev.effect_where)}{still}")
+        figures = []
+        kinds = (("matched", "already done" if ev.label is None else "matched control"),) \
+            if ev.how == "already done" else (("matched", "matched control"), ("effect", "effect"))
+        for kind, caption in kinds:
+            shot = shots.get((page.anchor, evidence_file(ev.step, kind)))
+            if shot:
+                figures.append(f'<figure class="evidence">{_img(shot, f"step {ev.step + 1}: {caption}")}'
+                               f"<figcaption>{_e(caption)}</figcaption></figure>")
+        if not figures:
+            figures.append('<p class="muted small">no screenshot saved (execution.screenshots)</p>')
+        items.append(f'<li><div class="cite">{head}<br>{cite}</div>{"".join(figures)}</li>')
+    return f'<h3>Evidence</h3><ol class="evidence">{"".join(items)}</ol>'
 
 
 def _trajectory_block(page: PageView, shots: Shots) -> str:

@@ -70,6 +70,15 @@ figure.shot figcaption { font-size: 12px; margin-top: 6px; overflow-wrap: anywhe
 figure.shot.failed { border-color: #fb8c00; }
 figure.shot.final { border-color: var(--ink); }
 .instr { font-style: italic; }
+ol.evidence { list-style: none; padding: 0; margin: 4px 0 10px; }
+ol.evidence > li { display: flex; gap: 12px; align-items: flex-start; border-left: 4px solid var(--ok);
+                   padding: 4px 0 8px 10px; margin-bottom: 8px; }
+ol.evidence > li.missing { border-left-color: var(--line); }
+ol.evidence .cite { flex: 1 1 240px; font-size: 13px; }
+figure.evidence { margin: 0; flex: 0 0 170px; border: 1px solid var(--ok); border-radius: 8px; padding: 6px;
+                  background: var(--soft); }
+figure.evidence img { display: block; width: 156px; height: auto; border-radius: 4px; background: #fff; }
+figure.evidence figcaption { font-size: 12px; margin-top: 6px; }
 .note { border-left: 3px solid var(--line); padding: 2px 10px; color: var(--muted); font-size: 13px; }
 nav.toc ol { columns: 2; font-size: 14px; }
 @media (max-width: 900px) { nav.toc ol { columns: 1; } }
