@@ -3,14 +3,23 @@
 A block is a run of snippets that could be the page's steps:
 
 ``list``
-    the items of one ``ol``/``ul`` (nested items are added when they read as
-    actions: "Tap Network" inside "Go to Settings");
+    the items of one ``ol``/``ul``; an item is all the text of its ``li``
+    (a title and a body paragraph inside one item make one step); nested items
+    are added when they read as actions ("Tap Network" inside "Go to Settings");
 ``numbered``
     "Step 1: ..." / "1. ..." headings, paragraphs or ``<br>``-separated
-    lines numbered 1, 2, 3...;
+    lines numbered 1, 2, 3...; a step heading takes its body (the text up to
+    the next step), and a heading that is only a number ("Step 2") is
+    replaced by its body;
+``table``
+    the rows of a ``<table>``, one step per row; a column holding only the
+    step number is dropped, header rows are skipped;
+``deflist``
+    ``<dt>``/``<dd>`` pairs of a ``<dl>``, one step per pair;
 ``breadcrumb``
     a menu path in one sentence, "Settings > Display > Dark theme" (also
-    ``→ -> » ›``), split into one step per part;
+    ``→ -> » › ⇒``, a spaced ``/`` and "and then"), split into one step per
+    part, followed by the sentences that complete it ("Disable it there.");
 ``imperative``
     consecutive paragraphs that each start with an action verb, or one
     paragraph made of two or more such sentences.
@@ -48,12 +57,15 @@ notifications bluetooth wi-fi wifi network internet bar panel gear slider checkb
 home back page field system account storage battery sound volume camera gallery photos
 """.split())
 
-_DISCOURSE = re.compile(r"^(?:(?:first|next|then|finally|now|lastly|afterwards|after that|once done|"
-                        r"to do this|also|and|or|simply|just)\b[\s,:]*)+", re.I)
-_MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S))\s*", re.I)
+_DISCOURSE = re.compile(r"^(?:(?:first|second|third|next|then|finally|now|lastly|afterwards|after that|once done|"
+                        r"once there|to do this|also|and|or|simply|just|please|go ahead and|"
+                        r"you (?:can|could|should|need to|have to|must|will need to|'ll need to|'ll want to)|"
+                        r"try to|try)\b[\s,:]*)+", re.I)
+_MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S)|(\d{1,2})\s*[.):]?\s*$)\s*",
+                     re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>)\s*")
+_BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|\s+/\s+|,?\s+and then\s+", re.I)
 _LEAD_IN = re.compile(r"\b(?:go to|goes to|navigate to|head to|head over to|open|tap|select|choose|"
                       r"click|visit|find|under|in)\s+(?:the\s+)?(?:app\s+)?$", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
@@ -92,7 +104,7 @@ def strip_marker(text: str) -> tuple[Optional[int], str]:
     m = _MARKER.match(text)
     if not m:
         return None, text.strip()
-    number = int(m.group(1) or m.group(2))
+    number = int(m.group(1) or m.group(2) or m.group(3))
     return number, text[m.end():].strip()
 
 
@@ -151,34 +163,85 @@ def _parent(xpath: str) -> str:
     return xpath.rsplit("/", 1)[0]
 
 
+def _nearest(xpath: str, tags: tuple[str, ...]) -> Optional[str]:
+    """The XPath of the nearest ancestor-or-self of ``xpath`` with one of ``tags``."""
+    parts = xpath.split("/")
+    for end in range(len(parts), 1, -1):
+        if parts[end - 1].split("[", 1)[0] in tags:
+            return "/".join(parts[:end])
+    return None
+
+
+def _join(texts: Sequence[str]) -> str:
+    """Pieces of one step as one text: "Turn off Adaptive brightness" + "Flip the switch"."""
+    out = ""
+    for t in texts:
+        t = t.strip()
+        if not t:
+            continue
+        if out and out[-1] not in ".!?:;":
+            out += "."
+        out = f"{out} {t}" if out else t
+    return out
+
+
+#: at most this many snippets make one step (a title and its body paragraphs)
+_MAX_PIECES = 6
+_NOISE_TAGS = ("figcaption", "caption")
+
+
 def _list_blocks(snippets: Sequence[Snippet]) -> list[Block]:
-    # the first text run of each li, grouped by the list (parent XPath) holding it
-    first_run: dict[str, int] = {}
+    # every snippet belongs to its nearest li; items are grouped by the list holding them
+    pieces: dict[str, list[int]] = {}
     for i, s in enumerate(snippets):
-        if s.tag == "li":
-            first_run.setdefault(s.xpath, i)
-    lists: dict[str, list[int]] = {}
-    for xpath, i in first_run.items():
-        lists.setdefault(_parent(xpath), []).append(i)
+        li = _nearest(s.xpath, ("li",))
+        if li is not None and s.tag not in _NOISE_TAGS:
+            pieces.setdefault(li, []).append(i)
+    lists: dict[str, list[str]] = {}
+    for li in pieces:
+        lists.setdefault(_parent(li), []).append(li)
     blocks = []
     for parent, items in lists.items():
-        items.sort()
+        items.sort(key=lambda li: pieces[li][0])
         positions: list[int] = []
-        for i in items:
-            positions.append(i)
+        steps: list[str] = []
+        for li in items:
+            own = pieces[li][:_MAX_PIECES]
+            positions.append(own[0])
+            steps.append(_join([strip_marker(snippets[own[0]].text)[1]] + [snippets[j].text for j in own[1:]]))
             # nested action items inside this li ("Go to Settings:" > "Tap Network")
-            prefix = snippets[i].xpath + "/"
-            nested = [j for x, j in first_run.items() if x.startswith(prefix)]
-            if nested and all(is_imperative(snippets[j].text) for j in nested):
-                positions.extend(sorted(nested))
-        steps = [strip_marker(snippets[i].text)[1] for i in positions]
+            nested = [x for x in pieces if x.startswith(li + "/")]
+            firsts = sorted(pieces[x][0] for x in nested)
+            if firsts and all(is_imperative(snippets[j].text) for j in firsts):
+                for x in sorted(nested, key=lambda x: pieces[x][0]):
+                    positions.append(pieces[x][0])
+                    steps.append(_join(snippets[j].text for j in pieces[x][:_MAX_PIECES]))
         blocks.append(Block("list", steps, positions))
     return blocks
 
 
+def _is_step_heading(s: Snippet, rest: str) -> bool:
+    """A marker that heads a body: a heading tag, the word "step", or a bare number."""
+    return s.tag in _HEADINGS or s.tag in ("dt", "summary") or not rest or s.text.lower().lstrip().startswith("step")
+
+
+def _step_body(snippets: Sequence[Snippet], i: int, stop: int, limit: int) -> list[int]:
+    """Body snippets of the step heading at ``i``: following text in its section, up to ``stop``."""
+    scope = _parent(snippets[i].xpath) + "/"
+    body: list[int] = []
+    for j in range(i + 1, min(stop, len(snippets))):
+        s = snippets[j]
+        if s.tag in _HEADINGS or not s.xpath.startswith(scope) or len(body) >= limit:
+            break
+        if s.tag in _NOISE_TAGS or s.link:
+            continue
+        body.append(j)
+    return body
+
+
 def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     blocks: list[Block] = []
-    current: list[tuple[int, str]] = []
+    current: list[tuple[int, str]] = []  # (position, text after the marker)
     expected = 1
 
     def close() -> None:
@@ -186,11 +249,25 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             positions = [i for i, _ in current]
             headings = all(snippets[i].tag in _HEADINGS and not snippets[i].text.lower().lstrip().startswith("step")
                            for i in positions)
-            blocks.append(Block("numbered", [t for _, t in current], positions, numbered_headings=headings))
+            steps: list[str] = []
+            longest = 0
+            for n, (i, rest) in enumerate(current):
+                if not _is_step_heading(snippets[i], rest):
+                    steps.append(rest)
+                    continue
+                last = n + 1 == len(current)
+                stop = current[n + 1][0] if not last else len(snippets)
+                # the last step's body is as long as the longest before it: what follows is the article's end
+                body = _step_body(snippets, i, stop, longest if last else _MAX_PIECES)
+                longest = max(longest, len(body))
+                steps.append(_join([rest] + [snippets[j].text for j in body]))
+            kept = [(i, t) for i, t in zip(positions, steps) if t]
+            if len(kept) >= 2:
+                blocks.append(Block("numbered", [t for _, t in kept], [i for i, _ in kept], numbered_headings=headings))
         current.clear()
 
     for i, s in enumerate(snippets):
-        if s.tag == "li":
+        if s.tag == "li" or s.link or _nearest(s.xpath, ("li", "table")) is not None:
             continue
         number, rest = strip_marker(s.text)
         if number is None:
@@ -198,11 +275,8 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         if number == 1 and current:
             close()
         if number == 1 or number == expected:
-            if not rest and i + 1 < len(snippets):  # a bare "Step 1" heading: the step follows
-                rest = snippets[i + 1].text
-            if rest:
-                current.append((i, rest))
-                expected = number + 1
+            current.append((i, rest))
+            expected = number + 1
         else:
             close()
             expected = 1
@@ -210,8 +284,73 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
-def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool]]:
-    """"Go to Settings > Display > Dark theme and turn it on." -> (steps, told as an action?)."""
+_NUMBER_CELL = re.compile(r"^\s*(?:step\s*)?\d{1,2}\s*[.:)]?\s*$", re.I)
+
+
+def _table_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """One step per table row; the step-number column and header rows are left out."""
+    rows: dict[str, list[int]] = {}
+    for i, s in enumerate(snippets):
+        tr = _nearest(s.xpath, ("tr",))
+        if tr is not None and s.tag not in _NOISE_TAGS and not s.link:
+            rows.setdefault(tr, []).append(i)
+    tables: dict[str, list[str]] = {}
+    for tr in rows:
+        table = _nearest(_parent(tr), ("table",)) or _parent(tr)
+        tables.setdefault(table, []).append(tr)
+    blocks = []
+    for table, trs in tables.items():
+        trs.sort(key=lambda tr: rows[tr][0])
+        positions, steps = [], []
+        for tr in trs:
+            cells = [j for j in rows[tr] if snippets[j].tag != "th" and _nearest(snippets[j].xpath, ("th",)) is None]
+            cells = [j for j in cells if not _NUMBER_CELL.match(snippets[j].text)]
+            if not cells:
+                continue  # a header row, or a row holding only its number
+            positions.append(cells[0])
+            steps.append(_join([strip_marker(snippets[cells[0]].text)[1]] + [snippets[j].text for j in cells[1:]]))
+        if len(steps) >= 2:
+            blocks.append(Block("table", steps, positions))
+    return blocks
+
+
+def _deflist_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """One step per ``dt``/``dd`` pair of a definition list (the term dropped when it is a number)."""
+    lists: dict[str, list[int]] = {}
+    for i, s in enumerate(snippets):
+        if s.tag in ("dt", "dd") or (_nearest(s.xpath, ("dd",)) and s.tag not in _NOISE_TAGS):
+            dl = _nearest(s.xpath, ("dl",))
+            if dl is not None:
+                lists.setdefault(dl, []).append(i)
+    blocks = []
+    for dl, members in lists.items():
+        pairs: list[list[int]] = []
+        for i in members:
+            if snippets[i].tag == "dt" or not pairs:
+                pairs.append([i])
+            elif len(pairs[-1]) < _MAX_PIECES:
+                pairs[-1].append(i)
+        steps, positions = [], []
+        for pair in pairs:
+            head = strip_marker(snippets[pair[0]].text)[1] if snippets[pair[0]].tag == "dt" else snippets[pair[0]].text
+            if _NUMBER_CELL.match(snippets[pair[0]].text):
+                head = ""
+            text = _join([head] + [snippets[j].text for j in pair[1:]])
+            if text:
+                steps.append(text)
+                positions.append(pair[0])
+        if len(steps) >= 2:
+            blocks.append(Block("deflist", steps, positions))
+    return blocks
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
+    """"Go to Settings > Display > Dark theme and turn it on." ->
+    (steps, told as an action?, the rest of the sentence: "turn it on")."""
     parts = _BREADCRUMB_SEP.split(text)
     if len(parts) < 2:
         return None
@@ -228,7 +367,12 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool]]:
     verb_match = _LEAD_IN.search(lead_in + " ")
     imperative_lead = bool(verb_match) and verb_match.group(0).split()[0].lower() not in ("in", "under")
     # the last part ends where the sentence goes on ("and turn it on", ", then")
-    last = re.split(r"\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()]", tail, maxsplit=1)[0]
+    pieces = re.split(r"(\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()])", tail, maxsplit=1)
+    last = pieces[0]
+    rest = "".join(pieces[1:]).strip() if len(pieces) > 1 else ""
+    rest = re.sub(r"^(?:and|then|,|;|:|\.)+\s*", "", rest, flags=re.I).strip()
+    if rest.lower().startswith(("and ", "then ")):
+        rest = rest.split(" ", 1)[1]
     path = [first] + [p.strip() for p in middle] + [last.strip(" \"'“”")]
     if any(not p or len(p.split()) > 6 for p in path):
         return None
@@ -237,8 +381,16 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool]]:
     if len(path) < 3 and not imperative_lead:
         return None
     verb = verb_match.group(0).strip() if imperative_lead else "Open"
-    verb = verb[0].upper() + verb[1:]
-    return [f"{verb} {path[0]}"] + [f"Tap {p}" for p in path[1:]], imperative_lead
+    steps = [f"{_capital(verb)} {path[0]}"]
+    # a part that is already an action ("... and then tap Display") stays as written
+    steps += [_capital(p) if is_imperative(p) else f"Tap {p}" for p in path[1:]]
+    return steps, imperative_lead, rest
+
+
+def _completes(s: Snippet, after: Snippet) -> bool:
+    """Does ``s`` finish the instruction in ``after`` ("Disable it there.")?"""
+    return (s.tag not in _HEADINGS and s.tag != "li" and len(s.text.split()) <= 30
+            and _parent(s.xpath) == _parent(after.xpath) and is_imperative(s.text))
 
 
 def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
@@ -246,12 +398,34 @@ def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     for i, s in enumerate(snippets):
         if not _BREADCRUMB_SEP.search(s.text):
             continue
-        for sentence in _SENTENCE.split(s.text):
+        sentences = [t for t in _SENTENCE.split(s.text) if t.strip()]
+        for k, sentence in enumerate(sentences):
             found = _split_breadcrumb(sentence)
-            if found:
-                steps, told_as_action = found
-                blocks.append(Block("breadcrumb", steps, [i], howto_hint=1.0 if told_as_action else 0.6))
+            if not found:
+                continue
+            steps, told_as_action, rest = found
+            positions = [i]
+            if len(rest.split()) >= 2:
+                steps.append(_capital(rest))
+            # the sentences that complete the path, in its paragraph or the next one
+            following = [t for t in sentences[k + 1:k + 4] if not _BREADCRUMB_SEP.search(t)]
+            steps += following
+            if k + 1 == len(sentences) and i + 1 < len(snippets) and _completes(snippets[i + 1], s):
+                steps.append(snippets[i + 1].text)
+                positions.append(i + 1)
+            blocks.append(Block("breadcrumb", steps, positions, howto_hint=1.0 if told_as_action else 0.6))
     return blocks
+
+
+def _instruction_sentences(text: str) -> list[str]:
+    """The sentences of a paragraph from its first instruction to its last one."""
+    sentences = [t for t in _SENTENCE.split(text) if t.strip()]
+    flags = [is_imperative(t) for t in sentences]
+    if sum(flags) < 2:
+        return []
+    first = flags.index(True)
+    last = len(flags) - 1 - flags[::-1].index(True)
+    return sentences[first:last + 1]
 
 
 def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
@@ -274,9 +448,8 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         else:
             close()
         # one paragraph of several instructions: "Open Settings. Tap Display. Turn on Dark theme."
-        sentences = [t for t in _SENTENCE.split(s.text) if t.strip()]
-        if len(sentences) >= 2 and sum(is_imperative(t) for t in sentences) >= 2:
-            steps = [t for t in sentences if is_imperative(t)]
+        steps = _instruction_sentences(s.text)
+        if steps:
             blocks.append(Block("imperative", steps, [i]))
     close()
     return blocks
@@ -284,8 +457,8 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 
 def find_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Every candidate block of the page, each with its heading context, in page order."""
-    blocks = (_list_blocks(snippets) + _numbered_blocks(snippets)
-              + _breadcrumb_blocks(snippets) + _imperative_blocks(snippets))
+    blocks = (_list_blocks(snippets) + _numbered_blocks(snippets) + _table_blocks(snippets)
+              + _deflist_blocks(snippets) + _breadcrumb_blocks(snippets) + _imperative_blocks(snippets))
     context = heading_context(snippets)
     for b in blocks:
         path = context[b.first]

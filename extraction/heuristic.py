@@ -71,7 +71,7 @@ _TITLE_WEIGHT = 0.9
 _TITLE_FLOOR = 0.4
 #: how much a kind of block is trusted when scores are close: a page's own list or
 #: numbered steps beat a menu path mentioned in passing
-_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "imperative": 0.95, "breadcrumb": 0.85}
+_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "imperative": 0.95, "breadcrumb": 0.85}
 
 
 def _tokens(text: str) -> list[str]:
