@@ -228,10 +228,13 @@ def _is_step_heading(s: Snippet, rest: str) -> bool:
 def _step_body(snippets: Sequence[Snippet], i: int, stop: int, limit: int) -> list[int]:
     """Body snippets of the step heading at ``i``: following text in its section, up to ``stop``."""
     scope = _parent(snippets[i].xpath) + "/"
+    bare = not strip_marker(snippets[i].text)[1]
     body: list[int] = []
     for j in range(i + 1, min(stop, len(snippets))):
         s = snippets[j]
-        if s.tag in _HEADINGS or not s.xpath.startswith(scope) or len(body) >= limit:
+        # a bare number ("Step 2", "3") may head a titled step: its first heading is the title
+        title = bare and not body and s.tag in _HEADINGS
+        if (s.tag in _HEADINGS and not title) or not s.xpath.startswith(scope) or len(body) >= limit:
             break
         if s.tag in _NOISE_TAGS or s.link:
             continue
@@ -441,7 +444,11 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         if s.tag in _HEADINGS or s.tag == "li":
             close()
             continue
-        if is_imperative(s.text):
+        # cells and definition-list parts are steps of their own table or list block
+        structured = s.tag in ("dt", "dd", "td", "th") or _nearest(s.xpath, ("td", "th", "dd")) is not None
+        if structured:
+            close()
+        elif is_imperative(s.text):
             if run and _parent(snippets[run[-1]].xpath) != _parent(s.xpath) and snippets[run[-1]].xpath != s.xpath:
                 close()
             run.append(i)

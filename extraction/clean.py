@@ -364,7 +364,8 @@ def _snippets(body: lxml.html.HtmlElement, min_chars: int) -> list[Snippet]:
         text = _WS.sub(" ", "".join(t for t, _ in buf)).strip()
         link = all(linked for t, linked in buf if t.strip())
         buf.clear()
-        if len(text) >= min_chars:
+        # a lone digit is kept: it is the number of a step ("<span class=num>3</span>")
+        if len(text) >= min_chars or text.isdigit():
             out.append(Snippet(index=len(out), xpath=xpath, text=text, tag=tag, link=link))
 
     def add(text: Optional[str]) -> None:
