@@ -265,7 +265,9 @@ def _lexical_matches(step: list[str], page: _PageIndex, region: Sequence[int], n
         contain = rouge_l(content, page.content[j])[0]
         # a step made of a heading and its body ("Step 3: Switch it off" + "Flip the
         # switch") spans several snippets: read the next ones with this one
-        if f1 <= cfg.rouge_threshold and contain < cfg.containment_threshold and len(step) > len(page.tokens[j]) + 2:
+        # (only from the snippet that starts the step: all its words are in the step)
+        if (f1 <= cfg.rouge_threshold and contain < cfg.containment_threshold
+                and len(step) > len(page.tokens[j]) + 2 and rouge_l(page.tokens[j], step)[0] >= 0.8):
             for k in range(1, _MAX_MERGE + 1):
                 if j + k >= len(page.tokens):
                     break
