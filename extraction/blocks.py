@@ -48,6 +48,10 @@ drag hit make wait restart reboot power connect pair follow confirm save slide m
 search copy paste allow grant download install uninstall update sign log create edit rename return
 close exit expand collapse unlock lock activate deactivate start stop tick untick mark pull drop
 insert plug unplug wipe dry keep look locate access customize customise adjust tweak reset
+understand see list spend develop learn gather peel prepare plant wrap place cut measure soak dig attach
+serve avoid skip host decorate personalize personalise let give get bring write read run build apply ask put
+fill pour mix water grow know consider remember prune feed cover separate pin fold sew iron wash rinse
+scale opt forgo trim limit reduce buy shop invite cook bake rent borrow split hire hang print play stick leave throw
 """.split())
 
 #: nouns of a phone's UI; a step that names one reads like an instruction
@@ -60,7 +64,7 @@ home back page field system account storage battery sound volume camera gallery 
 _DISCOURSE = re.compile(r"^(?:(?:first|second|third|next|then|finally|now|lastly|afterwards|after that|once done|"
                         r"once there|to do this|also|and|or|simply|just|please|go ahead and|"
                         r"you (?:can|could|should|need to|have to|must|will need to|'ll need to|'ll want to)|"
-                        r"try to|try)\b[\s,:]*)+", re.I)
+                        r"try to|try)\b[\s,:]*|instead of [^,.]{1,60},\s*)+", re.I)
 _MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S)|(\d{1,2})\s*[.):]?\s*$)\s*",
                      re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -90,6 +94,12 @@ class Block:
     #: numbered headings without the word "step" ("1. Use Digital Wellbeing"): the
     #: shape of a listicle of alternatives as much as of one sequence
     numbered_headings: bool = False
+    #: the last snippet the block covers (a step's body runs past its marker)
+    end: Optional[int] = None
+
+    @property
+    def last(self) -> int:
+        return self.end if self.end is not None else max(self.positions)
 
     @property
     def first(self) -> int:
@@ -114,8 +124,15 @@ def _first_word(text: str) -> str:
     return m.group(0).lower() if m and m.start() <= 3 else ""
 
 
+#: German instructions are polite imperatives: "Öffnen Sie ...", "Nun fügen Sie ...", "Sie wählen ... aus"
+_GERMAN_IMPERATIVE = re.compile(r"^(?:(?:nun|dann|jetzt|danach|anschließend|zuerst|zunächst|als nächstes)\s+)?"
+                                r"(?:[A-Za-zÄÖÜäöüß]+e?n\s+Sie\b|Sie\s+[a-zäöüß]+en\b)", re.I)
+
+
 def is_imperative(text: str) -> bool:
     """Does ``text`` start like an instruction ("Tap ...", "Then, open ...")?"""
+    if _GERMAN_IMPERATIVE.match(strip_marker(text)[1]):
+        return True
     word = _first_word(text)
     if word in IMPERATIVE_VERBS:
         return True
@@ -217,17 +234,64 @@ def _list_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                     positions.append(pieces[x][0])
                     steps.append(_join(snippets[j].text for j in pieces[x][:_MAX_PIECES]))
         blocks.append(Block("list", steps, positions))
-    return blocks
+    return _merge_split_lists(blocks, snippets)
+
+
+def _shape(xpath: str) -> str:
+    """An XPath without its positions: parallel elements share a shape."""
+    return re.sub(r"\[\d+\]", "", xpath)
+
+
+def _merge_split_lists(blocks: list[Block], snippets: Sequence[Snippet]) -> list[Block]:
+    """One list split in several (a screenshot between every item, as editors do) is one list again.
+
+    Two lists merge when nothing with text stands between them and they are
+    siblings of the same kind.
+    """
+    blocks.sort(key=lambda b: b.first)
+    out: list[Block] = []
+    for b in blocks:
+        if out:
+            a = out[-1]
+            last_a = max(a.positions)
+            list_a = _parent(_nearest(snippets[a.first].xpath, ("li",)) or "")
+            list_b = _parent(_nearest(snippets[b.first].xpath, ("li",)) or "")
+            between = [j for j in range(last_a + 1, b.first) if _nearest(snippets[j].xpath, ("li",)) is None]
+            if (not between and b.first > last_a and _parent(list_a) == _parent(list_b)
+                    and _shape(list_a) == _shape(list_b)):
+                out[-1] = Block("list", a.steps + b.steps, a.positions + b.positions)
+                continue
+        out.append(b)
+    return out
+
+
+def _is_title(text: str) -> bool:
+    """A short line without a full stop ("Examine the Blooms"): a title, not a sentence."""
+    return len(text.split()) <= 10 and not text.rstrip().endswith((".", "!", "?", ":", ";", ","))
 
 
 def _is_step_heading(s: Snippet, rest: str) -> bool:
-    """A marker that heads a body: a heading tag, the word "step", or a bare number."""
-    return s.tag in _HEADINGS or s.tag in ("dt", "summary") or not rest or s.text.lower().lstrip().startswith("step")
+    """A marker that heads a body: a heading tag, the word "step", a bare number, or "2. A short title"."""
+    return (s.tag in _HEADINGS or s.tag in ("dt", "summary") or not rest or s.text.lower().lstrip().startswith("step")
+            or _is_title(rest))
 
 
-def _step_body(snippets: Sequence[Snippet], i: int, stop: int, limit: int) -> list[int]:
-    """Body snippets of the step heading at ``i``: following text in its section, up to ``stop``."""
-    scope = _parent(snippets[i].xpath) + "/"
+def _common(a: str, b: str) -> str:
+    """The XPath of the lowest common ancestor of two elements."""
+    pa, pb = a.split("/"), b.split("/")
+    n = 0
+    while n < min(len(pa), len(pb)) and pa[n] == pb[n]:
+        n += 1
+    return "/".join(pa[:n])
+
+
+def _step_body(snippets: Sequence[Snippet], i: int, stop: int, limit: int, scope: Optional[str] = None) -> list[int]:
+    """Body snippets of the step heading at ``i``: following text in its section, up to ``stop``.
+
+    The section is ``scope`` (the common ancestor of two step headings: sites wrap
+    each paragraph in its own ``div``), by default the heading's parent.
+    """
+    scope = (scope if scope is not None else _parent(snippets[i].xpath)) + "/"
     bare = not strip_marker(snippets[i].text)[1]
     body: list[int] = []
     for j in range(i + 1, min(stop, len(snippets))):
@@ -254,19 +318,24 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                            for i in positions)
             steps: list[str] = []
             longest = 0
+            end = 0
             for n, (i, rest) in enumerate(current):
                 if not _is_step_heading(snippets[i], rest):
                     steps.append(rest)
                     continue
                 last = n + 1 == len(current)
                 stop = current[n + 1][0] if not last else len(snippets)
+                other = current[n + 1][0] if not last else current[n - 1][0]
+                scope = _common(snippets[i].xpath, snippets[other].xpath)
                 # the last step's body is as long as the longest before it: what follows is the article's end
-                body = _step_body(snippets, i, stop, longest if last else _MAX_PIECES)
+                body = _step_body(snippets, i, stop, longest if last else _MAX_PIECES, scope)
                 longest = max(longest, len(body))
+                end = max([end] + body)
                 steps.append(_join([rest] + [snippets[j].text for j in body]))
             kept = [(i, t) for i, t in zip(positions, steps) if t]
             if len(kept) >= 2:
-                blocks.append(Block("numbered", [t for _, t in kept], [i for i, _ in kept], numbered_headings=headings))
+                blocks.append(Block("numbered", [t for _, t in kept], [i for i, _ in kept], numbered_headings=headings,
+                                    end=max([end] + positions)))
         current.clear()
 
     for i, s in enumerate(snippets):
@@ -444,12 +513,16 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         if s.tag in _HEADINGS or s.tag == "li":
             close()
             continue
+        if s.tag in _NOISE_TAGS:
+            continue  # a photo credit between two steps does not end them
         # cells and definition-list parts are steps of their own table or list block
         structured = s.tag in ("dt", "dd", "td", "th") or _nearest(s.xpath, ("td", "th", "dd")) is not None
         if structured:
             close()
         elif is_imperative(s.text):
-            if run and _parent(snippets[run[-1]].xpath) != _parent(s.xpath) and snippets[run[-1]].xpath != s.xpath:
+            prev = snippets[run[-1]].xpath if run else ""
+            # paragraphs of one section, or of parallel containers (one tip per <div class="step">)
+            if run and _parent(prev) != _parent(s.xpath) and prev != s.xpath and _shape(prev) != _shape(s.xpath):
                 close()
             run.append(i)
         else:
@@ -462,10 +535,43 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
+def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """Unnumbered sibling headings that read as actions, each with its body ("Make a List..." + paragraphs)."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(snippets):
+        if s.tag in _HEADINGS and not s.link:
+            groups.setdefault((_parent(s.xpath), s.tag), []).append(i)
+    blocks = []
+    for (_, tag), heads in groups.items():
+        if len(heads) < 3:
+            continue
+        # runs of action headings; a heading that is not an action ends the run
+        runs: list[list[int]] = [[]]
+        for i in heads:
+            if is_imperative(snippets[i].text) and strip_marker(snippets[i].text)[0] is None:
+                runs[-1].append(i)
+            elif runs[-1]:
+                runs.append([])
+        for run in runs:
+            if len(run) < 3:
+                continue
+            steps, longest, end = [], 0, 0
+            for n, i in enumerate(run):
+                last = n + 1 == len(run)
+                stop = run[n + 1] if not last else len(snippets)
+                body = _step_body(snippets, i, stop, max(longest, 2) if last else 12)
+                longest = max(longest, len(body))
+                end = max([end] + body)
+                steps.append(_join([snippets[i].text] + [snippets[j].text for j in body]))
+            blocks.append(Block("headings", steps, run, end=max(end, run[-1])))
+    return blocks
+
+
 def find_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Every candidate block of the page, each with its heading context, in page order."""
     blocks = (_list_blocks(snippets) + _numbered_blocks(snippets) + _table_blocks(snippets)
-              + _deflist_blocks(snippets) + _breadcrumb_blocks(snippets) + _imperative_blocks(snippets))
+              + _deflist_blocks(snippets) + _heading_blocks(snippets) + _breadcrumb_blocks(snippets)
+              + _imperative_blocks(snippets))
     context = heading_context(snippets)
     for b in blocks:
         path = context[b.first]

@@ -83,7 +83,8 @@ _STOP = frozenset({
     "you", "can", "will", "if", "as", "so", "there", "here",
 })
 #: a step may span at most this many snippets after its first one (heading + body paragraphs)
-_MAX_MERGE = 4
+_MAX_MERGE = 12
+_STEP_MARKER = re.compile(r"^\s*(?:step\s*\d{1,2}|\d{1,2})\s*[:.)\-–—]?\s*", re.I)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s+(?:→|->|>|»|›)\s+")
 
 
@@ -197,6 +198,8 @@ class _PageIndex:
         self.tokens = [tokenize(s.text) for s in self.snippets]
         self.token_sets = [set(t) for t in self.tokens]
         self.content = [_content(t) for t in self.tokens]
+        # the words of each snippet without a "Step 3:" marker, to tell where a merged step starts
+        self.heads = [tokenize(_STEP_MARKER.sub("", s.text)) for s in self.snippets]
         self.units: list[list[list[str]]] = []
         for s, toks in zip(self.snippets, self.tokens):
             parts = [p for p in _SENTENCE_SPLIT.split(s.text) if p.strip()]
@@ -267,7 +270,8 @@ def _lexical_matches(step: list[str], page: _PageIndex, region: Sequence[int], n
         # switch") spans several snippets: read the next ones with this one
         # (only from the snippet that starts the step: all its words are in the step)
         if (f1 <= cfg.rouge_threshold and contain < cfg.containment_threshold
-                and len(step) > len(page.tokens[j]) + 2 and rouge_l(page.tokens[j], step)[0] >= 0.8):
+                and len(step) > len(page.tokens[j]) + 2 and page.heads[j]
+                and rouge_l(page.heads[j], step)[0] >= 0.8):
             for k in range(1, _MAX_MERGE + 1):
                 if j + k >= len(page.tokens):
                     break

@@ -82,7 +82,8 @@ _TITLE_WEIGHT = 0.9
 _TITLE_FLOOR = 0.4
 #: how much a kind of block is trusted when scores are close: a page's own list or
 #: numbered steps beat a menu path mentioned in passing
-_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "imperative": 0.95, "breadcrumb": 0.85}
+_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "headings": 0.95, "imperative": 0.95,
+               "breadcrumb": 0.85}
 
 
 def _tokens(text: str) -> list[str]:
@@ -160,7 +161,9 @@ def _howto(step: str) -> float:
 _GENERIC_HEADING = re.compile(
     r"^\W*(?:\d+\s+)?(?:steps?|instructions?|directions|procedure|method|how to(?: do it)?|here'?s how|"
     r"solution|answers?|accepted answer|best answer|reply|replies|try this|what to do|the fix|fix|do this|"
-    r"follow these steps|quick answer|short answer|in short|tl;?dr|guide|tutorial)\W*$", re.I)
+    r"follow these steps|quick answer|short answer|in short|tl;?dr|guide|tutorial|"
+    r"what you(?:'ll| will)? need|you(?:'ll| will) need|materials|supplies|tools|ingredients|things you(?:'ll)? need)\W*$",
+    re.I)
 
 
 _LISTICLE_TITLE = re.compile(r"^\W*\d+\s+(?:\w+\s+){0,2}(?:ways|tips|tricks|things|reasons|features|methods|"
@@ -321,6 +324,15 @@ class HeuristicExtractor(Extractor):
         # a block written for the query's platform (or maker) beats a neutral one of similar score
         best = max(fitting, key=lambda s: s.rank_score + (0.05 if s.platform == platform else 0.0)
                    + (0.05 if brand and brands[id(s)] == brand else 0.0))
+        # a block inside a bigger candidate (a paragraph of one step's body) stands for
+        # that candidate when it is about as relevant: the page's steps are the whole of it
+        outer = [s for s in fitting if s is not best and s.block.first <= best.block.first
+                 and s.block.last >= best.block.last and len(s.block.steps) > len(best.block.steps)
+                 and s.relevance >= best.relevance - 0.15]
+        if outer:
+            inner = best
+            best = max(outer, key=lambda s: s.rank_score)
+            notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
         steps = best.block.steps[: cfg.max_steps]
