@@ -166,8 +166,8 @@ _GENERIC_HEADING = re.compile(
     re.I)
 
 
-_LISTICLE_TITLE = re.compile(r"^\W*\d+\s+(?:\w+\s+){0,2}(?:ways|tips|tricks|things|reasons|features|methods|"
-                             r"apps|fixes|hacks|settings|secrets)\b", re.I)
+_LISTICLE_TITLE = re.compile(r"(?:^\W*|\b(?:here are|these|our|top)\s+)\d+\s+(?:\w+\s+){0,2}(?:ways|tips|tricks|things|"
+                             r"reasons|features|methods|apps|fixes|hacks|settings|secrets)\b", re.I)
 
 
 def _block_howto(block: Block, page: CleanedPage) -> float:
