@@ -81,6 +81,10 @@ _FURNITURE = re.compile(
 #: class or id words of the content itself (never dropped as furniture)
 _CONTENT_CLASS = re.compile(r"(?:^|[\s_-])(?:answer|accepted|solution|reply|replies|post-body|"
                             r"article-body|entry-content|content)(?:$|[\s_-])", re.I)
+#: class or id words of a disclosure panel ("faq-answer", "accordion-body", "collapse")
+_PANEL_CLASS = re.compile(r"accordion|collaps|faq|answer|panel|toggle|expand|disclosure|reveal|spoiler|dropdown-content",
+                          re.I)
+_INLINE_TAGS = frozenset({"span", "i", "b", "em", "strong", "small", "svg", "abbr", "sup", "sub", "kbd", "code"})
 _TARGET_ATTRS = ("aria-controls", "data-target", "data-bs-target", "data-toggle-target", "href")
 _WS = re.compile(r"\s+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -242,6 +246,10 @@ def _hidden_how(el: lxml.html.HtmlElement) -> Optional[str]:
     if el.get("hidden") is not None:
         return "toggle"
     if (el.get("aria-hidden") or "").strip().lower() == "true":
+        # aria-hidden hides from screen readers only: a decorative "›" between menu
+        # names is on screen (and part of the path)
+        if el.tag in _INLINE_TAGS and len(el.text_content().strip()) <= 3:
+            return None
         return "toggle"
     style = el.get("style") or ""
     if _OFFSCREEN_STYLE.search(style):
@@ -253,14 +261,28 @@ def _hidden_how(el: lxml.html.HtmlElement) -> Optional[str]:
     return None
 
 
+def _is_control(el: Optional[lxml.html.HtmlElement]) -> bool:
+    """A disclosure control: a button, ``role=button``, ``aria-expanded``, ``summary``, or a heading holding one."""
+    if el is None or not isinstance(el.tag, str):
+        return False
+    if el.tag in ("button", "summary") or el.get("aria-expanded") is not None \
+            or (el.get("role") or "").lower() == "button":
+        return True
+    return any(_is_control(c) for c in el.iterchildren() if isinstance(c.tag, str))
+
+
 def _is_revealable(el: lxml.html.HtmlElement, revealable: set[str], controllers: set[str]) -> bool:
-    """Hidden until a click: a disclosure panel a control on the page points at (or names)."""
+    """Hidden until a click: a disclosure panel a control on the page points at (or names), or
+    a panel named like one right after its control (script-driven FAQ widgets without ARIA)."""
     if (el.get("hidden") or "").strip().lower() == "until-found":
         return True
     if el.get("id") and el.get("id") in revealable:
         return True
     labelled = (el.get("aria-labelledby") or "").split()
-    return any(i in controllers for i in labelled)
+    if any(i in controllers for i in labelled):
+        return True
+    named = _PANEL_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+    return bool(named) and _is_control(el.getprevious())
 
 
 def _is_hidden(el: lxml.html.HtmlElement, revealable: set[str] = frozenset(),

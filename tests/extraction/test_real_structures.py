@@ -272,3 +272,18 @@ def test_the_configured_device_picks_between_makers(encoder):
     asked, _ = _steps(html, Query(qid="q", query="how to turn off adaptive brightness on samsung"),
                       ExtractConfig(device="Pixel 8"), encoder)
     assert asked[-1] == "Turn off Adaptive brightness under the slider."
+
+
+def test_script_driven_faq_panels_and_decorative_separators():
+    html = b"""<html><body><article><h1>Help</h1>
+    <div class="faq-item"><h3 class="faq-question" role="button">How do I turn on dark theme?</h3>
+    <div class="faq-answer" style="display:none"><p>Open Settings, tap Display and turn on Dark theme.</p></div></div>
+    <div class="promo" style="display:none"><p>Hidden sales text.</p></div>
+    <p>Go to Settings <span aria-hidden="true">&rsaquo;</span> Display <span aria-hidden="true">&rsaquo;</span>
+    Adaptive brightness. Disable it there.</p>
+    </article></body></html>"""
+    page = clean_page(html, url="http://site.test/help", qid="q")
+    text = " | ".join(s.text for s in page.snippets)
+    assert "turn on Dark theme" in text and "Hidden sales text" not in text
+    crumbs = [b for b in find_blocks(page.snippets) if b.kind == "breadcrumb"]
+    assert crumbs and crumbs[0].steps[-1] == "Disable it there."
