@@ -489,12 +489,22 @@ def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
+_CLAUSE = re.compile(r",\s*(?:and\s+|then\s+|and then\s+)?|\s+(?:and then|then|and)\s+", re.I)
+
+
+def _is_action_chain(sentence: str) -> bool:
+    """One sentence of several actions: "Open Settings, tap Display, and switch off X"."""
+    clauses = [c for c in _CLAUSE.split(sentence) if c and c.strip()]
+    return is_imperative(sentence) and sum(is_imperative(c) for c in clauses) >= 2
+
+
 def _instruction_sentences(text: str) -> list[str]:
     """The sentences of a paragraph from its first instruction to its last one."""
     sentences = [t for t in _SENTENCE.split(text) if t.strip()]
     flags = [is_imperative(t) for t in sentences]
     if sum(flags) < 2:
-        return []
+        chains = [t for t in sentences if _is_action_chain(t)]
+        return chains[:1]
     first = flags.index(True)
     last = len(flags) - 1 - flags[::-1].index(True)
     return sentences[first:last + 1]

@@ -270,7 +270,7 @@ def _lexical_matches(step: list[str], page: _PageIndex, region: Sequence[int], n
         # switch") spans several snippets: read the next ones with this one
         # (only from the snippet that starts the step: all its words are in the step)
         if (f1 <= cfg.rouge_threshold and contain < cfg.containment_threshold
-                and len(step) > len(page.tokens[j]) + 2 and page.heads[j]
+                and len(step) > len(page.heads[j]) + 1 and page.heads[j]
                 and rouge_l(page.heads[j], step)[0] >= 0.8):
             for k in range(1, _MAX_MERGE + 1):
                 if j + k >= len(page.tokens):

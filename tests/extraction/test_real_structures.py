@@ -287,3 +287,18 @@ def test_script_driven_faq_panels_and_decorative_separators():
     assert "turn on Dark theme" in text and "Hidden sales text" not in text
     crumbs = [b for b in find_blocks(page.snippets) if b.kind == "breadcrumb"]
     assert crumbs and crumbs[0].steps[-1] == "Disable it there."
+
+
+HANDWRITTEN = json.loads((STYLES / "handwritten.json").read_text("utf-8"))["pages"]
+
+
+@pytest.mark.parametrize("case", HANDWRITTEN, ids=[c["name"] for c in HANDWRITTEN])
+def test_handwritten_markups(case, encoder):
+    """Markups the generator does not use: notes inside items, <br> lines in a reply, a tip in a
+    step body, a path in bold ended by ", then disable it", a 3-column table, a <dl> FAQ with hidden
+    answers, a listicle section holding one sentence of actions, a question telling a path story."""
+    steps, reason = _steps(case["html"].encode(), Query(qid="q", query=case["query"]), ExtractConfig(), encoder)
+    if case["steps"]:
+        assert found_whole(case["steps"], steps), (step_match(case["steps"], steps), reason, steps)
+    else:
+        assert steps == [] and reason
