@@ -20,13 +20,18 @@ For one cleaned page it
      for the numbered headings of a "N ways to ..." listicle;
    * blocks about another platform than the query's ("On iPhone" for an
      Android question) are set aside (``other_platform: accept`` keeps them
-     when nothing else fits);
+     when nothing else fits); the platform and the phone maker come from the
+     query, its device, or else the run's configured device
+     (``extract.device``): a Samsung block does not answer a Pixel question;
 
 4. keeps the best block with ``relevance >= min_relevance`` and
    ``howto >= min_howto``, ranked by ``prior * relevance * (0.5 + 0.5 * howto)``
    plus a small bonus for longer blocks (priors favour a page's own lists
-   over a menu path mentioned in passing); otherwise answers "no steps" with the
-   reason (nothing step-like, nothing relevant, wrong platform, language...).
+   over a menu path mentioned in passing); a winner that is one paragraph of a
+   bigger, about as relevant candidate gives way to it; the reason records
+   the block, what was set aside and how many candidates there were;
+   otherwise answers "no steps" with the reason (nothing step-like, nothing
+   relevant, wrong platform, language...).
 
 One batch of embeddings per page (query, blocks, headings); the encoder's
 cache makes repeated headings free.
