@@ -72,6 +72,7 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|\s+/\s+|,?\s+and then\s+", re.I)
 _LEAD_IN = re.compile(r"\b(?:go to|goes to|navigate to|head to|head over to|open|tap|select|choose|"
                       r"click|visit|find|under|in)\s+(?:the\s+)?(?:app\s+)?$", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'(?:ve|d|m)|we|we'(?:ve|d)|my|me|our)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
 
@@ -427,6 +428,9 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     if len(parts) < 2:
         return None
     head, middle, tail = parts[0], parts[1:-1], parts[-1]
+    # "I went to Settings > Display > ..." tells what someone did: a story, not an instruction
+    if _FIRST_PERSON.search(head):
+        return None
     # the first part: the words after the lead-in ("go to"), at most four of them
     words = head.rstrip(" :,").split()
     start = max(0, len(words) - 4)
@@ -480,7 +484,8 @@ def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             if len(rest.split()) >= 2:
                 steps.append(_capital(rest))
             # the sentences that complete the path, in its paragraph or the next one
-            following = [t for t in sentences[k + 1:k + 4] if not _BREADCRUMB_SEP.search(t)]
+            following = [t for t in sentences[k + 1:k + 4]
+                         if not _BREADCRUMB_SEP.search(t) and not t.rstrip().endswith("?")]
             steps += following
             if k + 1 == len(sentences) and i + 1 < len(snippets) and _completes(snippets[i + 1], s):
                 steps.append(snippets[i + 1].text)

@@ -296,7 +296,9 @@ HANDWRITTEN = json.loads((STYLES / "handwritten.json").read_text("utf-8"))["page
 def test_handwritten_markups(case, encoder):
     """Markups the generator does not use: notes inside items, <br> lines in a reply, a tip in a
     step body, a path in bold ended by ", then disable it", a 3-column table, a <dl> FAQ with hidden
-    answers, a listicle section holding one sentence of actions, a question telling a path story."""
+    answers, a listicle section holding one sentence of actions, a question telling a path story;
+    and pages without steps: a question nobody answered, a consent banner, an explainer, a review
+    that tells of a menu path in the first person."""
     steps, reason = _steps(case["html"].encode(), Query(qid="q", query=case["query"]), ExtractConfig(), encoder)
     if case["steps"]:
         assert found_whole(case["steps"], steps), (step_match(case["steps"], steps), reason, steps)
