@@ -180,7 +180,8 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
     links = [page.snippets[i].link for i in block.positions if i < len(page.snippets)]
     if links and sum(links) >= 0.5 * len(links):
         return 0.0  # "related articles", menus: links to other pages, not steps
-    if block.numbered_headings and any(_LISTICLE_TITLE.search(t) for t in [page.title] + block.heading_path[:1]):
+    if ((block.numbered_headings or block.kind == "headings")
+            and any(_LISTICLE_TITLE.search(t) for t in [page.title] + block.heading_path[:1])):
         return 0.0  # "8 Ways to ...": alternatives to pick from, not one sequence of steps
     if block.howto_hint is not None:
         return block.howto_hint
