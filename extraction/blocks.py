@@ -497,10 +497,21 @@ def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 _CLAUSE = re.compile(r",\s*(?:and\s+|then\s+|and then\s+)?|\s+(?:and then|then|and)\s+", re.I)
 
 
+def _names_a_control(clause: str) -> bool:
+    """Does a clause act on something named: a capitalised name after the verb, or a UI word?"""
+    words = clause.split()[1:]
+    return any(w[:1].isupper() for w in words) or bool({w.lower().strip(".,") for w in words} & UI_WORDS)
+
+
 def _is_action_chain(sentence: str) -> bool:
-    """One sentence of several actions: "Open Settings, tap Display, and switch off X"."""
-    clauses = [c for c in _CLAUSE.split(sentence) if c and c.strip()]
-    return is_imperative(sentence) and sum(is_imperative(c) for c in clauses) >= 2
+    """One sentence of several actions on named controls: "Open Settings, tap Display, and switch off X".
+
+    "Just follow the guide and check our other articles" acts on nothing named: not a chain.
+    """
+    if len(sentence.split()) > 40 or not is_imperative(sentence):
+        return False
+    clauses = [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
+    return sum(is_imperative(c) and _names_a_control(c) for c in clauses) >= 2
 
 
 def _instruction_sentences(text: str) -> list[str]:

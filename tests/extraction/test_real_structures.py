@@ -304,3 +304,11 @@ def test_handwritten_markups(case, encoder):
         assert found_whole(case["steps"], steps), (step_match(case["steps"], steps), reason, steps)
     else:
         assert steps == [] and reason
+
+
+def test_one_sentence_of_actions_needs_named_controls():
+    chain = find_blocks(_snips(("/html/body/p", "Open Settings, tap Display, and switch off Adaptive brightness.")))
+    assert [b.steps for b in chain if b.kind == "imperative"] == [
+        ["Open Settings, tap Display, and switch off Adaptive brightness."]]
+    filler = find_blocks(_snips(("/html/body/p", "Just follow the simple guide and also check our other articles.")))
+    assert [b for b in filler if b.kind == "imperative"] == []
