@@ -78,9 +78,10 @@ _FURNITURE = re.compile(
     r"comments|commentlist|comment-list|comments-area|comment-section|social|sharing)"
     r"|(?:ads|ad-slot|share|promo|widget|menu|navbar|site-nav|site-header|site-footer|masthead|toc|"
     r"subscribe|respond)(?:$|[\s_-]))", re.I)
-#: class or id words of the content itself (never dropped as furniture)
-_CONTENT_CLASS = re.compile(r"(?:^|[\s_-])(?:answer|accepted|solution|reply|replies|post-body|"
-                            r"article-body|entry-content|content)(?:$|[\s_-])", re.I)
+#: whole class or id tokens of the content itself (never dropped as furniture;
+#: "sidebar-content" is still a sidebar)
+_CONTENT_CLASS = re.compile(r"^(?:answer|answers|accepted-answer|answercell|solution|reply|replies|post-body|post-content|"
+                            r"article-body|article-content|entry-content|main-content|content|post|message)$", re.I)
 #: class or id words of a disclosure panel ("faq-answer", "accordion-body", "collapse")
 _PANEL_CLASS = re.compile(r"accordion|collaps|faq|answer|panel|toggle|expand|disclosure|reveal|spoiler|dropdown-content",
                           re.I)
@@ -315,7 +316,7 @@ def _is_furniture(el: lxml.html.HtmlElement, body_chars: int) -> bool:
     if el.tag in ("body", "main", "article", "html", "li", "p", "span", "a", "h1", "h2", "h3", "h4", "td", "tr"):
         return False
     names = f"{el.get('class') or ''} {el.get('id') or ''}"
-    if not _FURNITURE.search(names) or _CONTENT_CLASS.search(names):
+    if not _FURNITURE.search(names) or any(_CONTENT_CLASS.match(token) for token in names.split()):
         return False
     # a wrapper named "has-sidebar" around the article is not furniture
     if el.find(".//h1") is not None or el.find(".//article") is not None or el.find(".//main") is not None:

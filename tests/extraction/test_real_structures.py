@@ -312,3 +312,16 @@ def test_one_sentence_of_actions_needs_named_controls():
         ["Open Settings, tap Display, and switch off Adaptive brightness."]]
     filler = find_blocks(_snips(("/html/body/p", "Just follow the simple guide and also check our other articles.")))
     assert [b for b in filler if b.kind == "imperative"] == []
+
+
+def test_furniture_is_named_by_class_but_content_is_kept():
+    html = b"""<html><body><div class="layout has-sidebar"><article><h1>Turn off adaptive brightness</h1>
+    <ol><li>Open Settings.</li><li>Tap Display.</li></ol></article>
+    <div class="sidebar-content"><ol><li>Open Settings and tap Battery.</li><li>Turn on Battery Saver.</li></ol></div>
+    <div class="relatedPosts"><p>Tap here to read more.</p></div>
+    <section id="comments"><p>Go to Settings and tap About phone.</p></section>
+    <div class="answer accepted-answer"><p>Tap Display, then turn it off.</p></div></div></body></html>"""
+    text = " | ".join(s.text for s in clean_page(html, url="http://site.test/x", qid="q").snippets)
+    assert "Tap Display." in text and "Tap Display, then turn it off." in text
+    for furniture in ("Battery Saver", "read more", "About phone"):
+        assert furniture not in text, furniture
