@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install system-deps demo test bench clean
+.PHONY: install system-deps demo test bench bundled-model clean
 
 $(BIN)/verirank: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: install system-deps
 bench: install
 	$(BIN)/pip install -q -c constraints.txt -e '.[bench]'   # trafilatura, the stage-1 peer
 	$(BIN)/python -m benchmarks.run_all
+
+# Rebuild datasets/models/ (pre-training set, LR ranker, code fingerprint) after agent/judge changes.
+bundled-model: install
+	$(BIN)/python -m howtobench.bundled_model rebuild
 
 clean:
 	rm -rf $(VENV) runs mlruns mlflow.db

@@ -23,6 +23,12 @@ until one of the stop reasons (``verirank_core.execution_records.StopReason``):
   pool can re-queue the page on another device by checking ``stop_reason``;
 * ``no_instructions``: the page had no steps; the device is not touched.
 
+Knowledge cards (``knowledge=``, or found for the device when the predictor's
+``use_knowledge`` is set: ``execution/knowledge``) let the predictor map a page's
+word to this device's title; reflection lets it go back and retry once. Each
+such action is a deviation with its kind (``StepRecord.deviation_kind``,
+``verirank_core.execution_records.DeviationKind``); ``Trajectory.deviations`` counts them.
+
 With a UI map (``ui_map=``, or found for the device when the predictor's
 ``use_ui_map`` is set: ``execution/predict/uimap.py``) the predictor may
 repair a page's steps by following the map; those actions are deviations,
@@ -127,6 +133,7 @@ def run_episode(
     cycle_repeats: int = 3,
     keep_screens: int = 2,
     ui_map: Any = None,
+    knowledge: Any = None,
     screenshots: str = "every_step",
     screenshot_scale: float = 1.0,
 ) -> Trajectory:
@@ -163,6 +170,12 @@ def run_episode(
         from execution.predict.uimap import ui_map_for_device
 
         ui_map, fields["ui_map"] = ui_map_for_device(device, getattr(predictor, "ui_map", None))
+    if knowledge is not None:
+        fields["knowledge"] = f"given ({len(knowledge)} cards)"
+    elif getattr(predictor, "use_knowledge", False) and instructions:
+        from execution.knowledge import knowledge_for_device
+
+        knowledge, fields["knowledge"] = knowledge_for_device(device, getattr(predictor, "knowledge", None))
     steps: list[StepRecord] = []
     acted: set[int] = set()
     stop, detail = StopReason.NO_INSTRUCTIONS, "the page has no instruction steps"
@@ -179,6 +192,7 @@ def run_episode(
             stop, detail, last_ui, last_xml = _loop(
                 instructions, predictor, device, app, max_steps, out, safety, proxy,
                 extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map, size, capture,
+                knowledge,
             )
             # the final screen, for the judge
             if last_ui is None:
@@ -199,8 +213,9 @@ def run_episode(
                     fields["final_screenshot"] = "final.png"
                 except DeviceError:
                     pass
+    kinds = Counter(s.deviation_kind or "other" for s in steps if s.deviation)
     trajectory = Trajectory(
-        **fields, steps=steps, stop_reason=stop, stop_detail=detail, acted_steps=sorted(acted),
+        **fields, deviations=dict(sorted(kinds.items())), steps=steps, stop_reason=stop, stop_detail=detail, acted_steps=sorted(acted),
         elapsed_s=round(time.perf_counter() - started, 4),
     )
     if out is not None:
@@ -244,6 +259,7 @@ def _loop(
     ui_map: Any,
     size: tuple[int, int],
     capture: _Capture,
+    knowledge: Any = None,
 ) -> tuple[StopReason, str, Optional[UIContext], Optional[str]]:
     clock = _Clock()
     clock.call(device.reset, app)
@@ -298,7 +314,7 @@ def _loop(
         # --- predict
         ctx = PredictContext(
             instructions=instructions, step_index=step_index, ui=ui, history=history, extra=extra,
-            app=app, memory=memory, previous_screenshots=list(screens), ui_map=ui_map,
+            app=app, memory=memory, previous_screenshots=list(screens), ui_map=ui_map, knowledge=knowledge,
             _screenshot_fn=screenshot,
         )
         pred = predictor.predict(ctx)
@@ -331,7 +347,7 @@ def _loop(
         base = dict(
             index=index, step_index=attributed, screenshot=files.get("png"), xml=files.get("xml"),
             controls=[c.to_json() for c in ui.controls], activity=ui.activity, deviation=pred.deviation,
-            screen=ui.summary(),
+            deviation_kind=pred.deviation_kind if pred.deviation else None, screen=ui.summary(),
         )
         if not verdict.allowed:
             steps.append(StepRecord(
@@ -357,7 +373,7 @@ def _loop(
         history.append(HistoryItem(
             step_index=attributed, action=outcome.action or pred.action, ok=outcome.ok,
             changed=outcome.changed, noop=pred.noop, deviation=pred.deviation,
-            failure_reason=outcome.failure_reason, signature=ui.signature,
+            deviation_kind=pred.deviation_kind, failure_reason=outcome.failure_reason, signature=ui.signature,
         ))
         if not pred.noop:
             n_actions += 1

@@ -35,14 +35,15 @@ Such a page still scores above a page whose steps could not be followed.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 from execution.distill import Control, control_from_json
-from execution.predict.match import Matcher, lexical_score, normalise
-from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step
+from execution.predict.match import Matcher, _tokens, lexical_score, normalise
+from execution.predict.steps import COMMITTING_KINDS, Intent, parse_query, parse_step_in_context
 from verirank_core.execution_config import AgentConfig, ExecutionConfig
 from verirank_core.execution_records import StepRecord, StopReason, Trajectory
 from verirank_core.errors import ConfigError
@@ -105,47 +106,69 @@ class HeuristicJudge(Judge):
 
     name = "heuristic"
 
-    def __init__(self, navigation_only_cap: float = 0.5, match_threshold: float = 0.62, use_embeddings: bool = True):
+    def __init__(self, navigation_only_cap: float = 0.5, match_threshold: float = 0.62, use_embeddings: bool = True,
+                 use_knowledge: bool = False):
         self.navigation_only_cap = navigation_only_cap
         self.match_threshold = match_threshold
         self.use_embeddings = use_embeddings
+        #: read the query's target through the world's knowledge cards (never its goals)
+        self.use_knowledge = use_knowledge
 
     @classmethod
     def from_config(cls, cfg: Union[ExecutionConfig, AgentConfig]) -> "HeuristicJudge":
         agent = getattr(cfg, "agent", cfg)
         return cls(navigation_only_cap=agent.judge.navigation_only_cap,
                    match_threshold=agent.heuristic.match_threshold,
-                   use_embeddings=agent.heuristic.use_embeddings)
+                   use_embeddings=agent.heuristic.use_embeddings,
+                   use_knowledge=agent.judge.use_knowledge)
 
     def __repr__(self) -> str:
-        return f"HeuristicJudge(navigation_only_cap={self.navigation_only_cap})"
+        return (f"HeuristicJudge(navigation_only_cap={self.navigation_only_cap}, "
+                f"use_knowledge={self.use_knowledge})")
 
     def judge(self, trajectory: Trajectory, run_dir_for_files: Optional[Path] = None) -> JudgeResult:
         traj = trajectory
         matcher = Matcher(self.use_embeddings)
+        self._kb = None
+        if self.use_knowledge:
+            from execution.knowledge.cards import knowledge_for_world
+
+            self._kb = knowledge_for_world(traj.world)
         screens = [_Screen.of_step(r) for r in traj.steps]
         final = _Screen.final(traj)
 
         def after(k: int) -> Optional[_Screen]:
             return screens[k + 1] if k + 1 < len(screens) else final
 
+        undone = self._undone(traj, screens, after)
         detail: list[dict[str, Any]] = []
         n_actionable = n_ok = 0
         last_actionable: Optional[dict[str, Any]] = None
         for i, text in enumerate(traj.instructions):
-            intents = parse_step(text)
+            # in context: "Enable it there." after a breadcrumb names the breadcrumb's last item
+            intents = parse_step_in_context(traj.instructions, i)
             row: dict[str, Any] = {"step": i, "actionable": bool(intents), "acted": False, "done": False, "effect": False}
             records = [(k, r) for k, r in enumerate(traj.steps) if r.step_index == i]
             row["acted"] = any(r.ok and not r.deviation for _, r in records)
             done = [(k, r) for k, r in records if r.step_done]
+            last_intent = intents[-1] if intents else None
             if intents and done:
                 k, rec = done[-1]
                 row["done"] = True
-                row["effect"] = self._effect(intents[-1], rec, screens[k], after(k), traj, matcher)
+                last_intent = self._as_toggle(last_intent, rec, screens[k], after(k)) or last_intent
+                row["effect"] = self._effect(last_intent, rec, screens[k], after(k), traj, matcher)
+                if i in undone:
+                    # the agent went back past this step's screen and never redid it: the page's
+                    # own route did not lead on (an outdated or wrong step), whatever came later
+                    row["effect"], row["undone"] = False, True
+                row["control"] = rec.action.target_label
+                row["screen"] = screens[k].title
+                if rec.deviation_kind:
+                    row["deviation"] = rec.deviation_kind
             if intents:
                 n_actionable += 1
                 n_ok += int(row["done"] and row["effect"])
-                row["kind"] = intents[-1].kind
+                row["kind"] = last_intent.kind
                 last_actionable = row
             detail.append(row)
 
@@ -158,6 +181,113 @@ class HeuristicJudge(Judge):
         return JudgeResult(score=round(float(score), 4), detail=detail, name=self.name)
 
     # --- one step's effect ------------------------------------------------------------
+
+    @staticmethod
+    def _undone(traj: Trajectory, screens: list[_Screen], after: Callable[[int], Optional[_Screen]]) -> set[int]:
+        """Steps whose forward tap a later deviation *back* undid and nothing redid.
+
+        Forward taps (screen changed) are stacked by the step they served; a back press
+        the page did not ask for (search, reflection, UI-map) pops one and marks its step
+        undone; the step is redone when a later tap for it completes it or is a reflection
+        retry (which taps the runner-up the page's words name as well).
+        """
+        stack: list[int] = []
+        undone: set[int] = set()
+        for k, r in enumerate(traj.steps):
+            if not r.ok or r.noop or r.step_index is None:
+                continue
+            kind = r.action.type.value
+            if kind == "click":
+                nxt = after(k)
+                if nxt is not None and nxt.signature and nxt.signature != screens[k].signature:
+                    if r.step_done or r.deviation_kind == "reflection":
+                        undone.discard(r.step_index)
+                    stack.append(r.step_index)
+            elif kind == "back" and stack:
+                j = stack.pop()
+                if r.deviation:
+                    undone.add(j)
+        return undone
+
+    @staticmethod
+    def _as_toggle(intent: Intent, rec: StepRecord, before: _Screen, after_screen: Optional[_Screen]) -> Optional[Intent]:
+        """A tap on a switch row that stays on its screen is a toggle (the person sees the switch flip)."""
+        if intent.kind != "tap" or rec.noop or rec.action.type.value != "click" or not rec.action.target_label:
+            return None
+        if after_screen is None or after_screen.title != before.title:
+            return None  # the row opened its own page (Wi-Fi, Bluetooth): a navigation
+        c = next((c for c in before.controls if c.label == rec.action.target_label), None)
+        if c is None or c.checked is None:
+            return None
+        return Intent("toggle", target=c.label)
+
+    def _names(self, target: str) -> list[str]:
+        """``target`` and this device's titles for it (knowledge cards)."""
+        names = [target] if target else []
+        kb = getattr(self, "_kb", None)
+        if kb is not None and target:
+            names += [t for t in kb.titles(target) if t not in names]
+        return names
+
+    def _related(self, names: list[str], label: str, matcher: Matcher, title: bool = False) -> bool:
+        """Does ``label`` (a control, or a screen ``title``) name what the query asks about?
+
+        Near-equal spelling; or (controls only) every query word starts a word of the label
+        ("auto sync" / "Automatically sync app data") or half the words in common ("Use 24-hour
+        time" / "Use 24-hour format"); or close in meaning (MiniLM).
+        """
+        if not label:
+            return False
+        for n in names:
+            if lexical_score(n, label) >= 0.9 or lexical_score(label, n) >= 0.9:
+                return True
+            a, b = _tokens(n), _tokens(label)
+            if not title and a and b:
+                if len(a & b) / len(a | b) >= 0.5 or all(any(w.startswith(x) for w in b) for x in a):
+                    return True
+        # a more general name ("Battery" for "battery saver", "NFC" for "require unlocking the
+        # phone for NFC") names a place or a parent setting, not the one asked about
+        names = [n for n in names if not (_tokens(label) and _tokens(label) < _tokens(n))]
+        return any(matcher.best(n, [_titled(label)], 0.6) for n in names)
+
+    @staticmethod
+    def _screen_and_rest(names: list[str], title: str, label: str) -> bool:
+        t, lab = _tokens(title or ""), _tokens(label)
+        for n in names:
+            q = _tokens(n)
+            if t and t < q and lab & (q - t):
+                return True
+        return False
+
+    def _page_control(self, names: list[str], traj: Trajectory, screens: list[_Screen], final: _Screen,
+                      matcher: Matcher) -> tuple[Optional[Control], Optional[str]]:
+        """The switch the page's own last change flipped, on the final screen, when it is what the query names.
+
+        Returns (control, None), or (None, why) when the page changed something else, or (None, None).
+        """
+        last = self._last_change(traj, screens)
+        if last is None:
+            return None, None
+        label, title = last
+        if any(lexical_score(n, label) >= 0.9 or (title and lexical_score(n, title) >= 0.9) for n in names):
+            related = True  # the switch itself, or the main switch of the asked setting's own screen
+        elif any(lexical_score(n, c.label) >= 0.9 and c.label != label and c.checked is not None
+                 for s in [*screens, final] for c in s.controls for n in names):
+            related = False  # the query's own switch was on screen, and the page flipped another
+        elif self._better_switch(names, label, screens, final, matcher):
+            related = False  # another switch the page showed fits the question clearly better
+        else:
+            summary = next((c.summary for c in final.controls if c.label == label and c.summary), "")
+            related = (self._related(names, label, matcher) or self._related(names, title, matcher, title=True)
+                       # the asked setting's screen ("Battery Saver" in "battery saver ... when charged") and a
+                       # switch named by the rest of the question ("Turn off when charged")
+                       or self._screen_and_rest(names, title, label)
+                       # the switch's own description ("Discoverable": "Visible to all nearby Bluetooth devices")
+                       or (bool(summary) and any(matcher.best(n, [_titled(summary)], 0.6) for n in names)))
+        if not related:
+            return None, f"the page changed {label!r}, not {names[0]!r}"
+        c = next((x for x in final.controls if x.label == label and x.checked is not None), None)
+        return c, None
 
     def _find(self, target: str, screen: Optional[_Screen], matcher: Matcher, checkable: bool = False) -> Optional[Control]:
         if screen is None or not target:
@@ -214,6 +344,12 @@ class HeuristicJudge(Judge):
                 ok, why = self._query_satisfied(q[-1], traj, screens, final, matcher)
                 if ok is not None:
                     return ok, why
+            elif final is not None:
+                # a question the parser cannot read ("how to end calls with the power button"): the
+                # page's own last change must still be about what it asks
+                _, other = self._page_control([_query_phrase(traj.query)], traj, screens, final, matcher)
+                if other is not None:
+                    return False, other
         if last is None:
             return False, "no actionable step"
         if last.get("kind") in COMMITTING_KINDS and last["done"] and last["effect"]:
@@ -222,17 +358,65 @@ class HeuristicJudge(Judge):
             return False, "the page's last step (a change) did not take effect"
         return False, "the page's last step only navigates; nothing was changed or shown as asked"
 
+    @staticmethod
+    def _fit(names: list[str], c: Control, matcher: Matcher) -> float:
+        """How well a switch (its label, or its description) fits the question."""
+        best = 0.0
+        for n in names:
+            for text, weight in ((c.label, 1.0), (c.summary, 0.9)):
+                if text:
+                    m = matcher.rank(n, [_titled(text)])
+                    best = max(best, weight * m[0].score if m else 0.0)
+        return best
+
+    def _better_switch(self, names: list[str], label: str, screens: list[_Screen], final: _Screen,
+                       matcher: Matcher) -> bool:
+        seen: dict[str, Control] = {}
+        for s in [*screens, final]:
+            for c in s.controls:
+                if c.checked is not None and c.role in ("switch", "checkbox"):
+                    seen.setdefault(c.label, c)
+        if label not in seen:
+            return False
+        mine = self._fit(names, seen[label], matcher)
+        return any(self._fit(names, c, matcher) > mine + 0.1 for lab, c in seen.items() if lab != label)
+
+    @staticmethod
+    def _last_change(traj: Trajectory, screens: list[_Screen]) -> Optional[tuple[str, str]]:
+        """(control label, screen title) of the last action that flipped a switch, if any."""
+        for k in range(len(traj.steps) - 1, -1, -1):
+            r = traj.steps[k]
+            if r.ok and not r.noop and r.action.target_label:
+                same = [c for c in screens[k].controls if c.label == r.action.target_label]
+                # twins ("NFC" the link and "NFC" the switch): the one whose row was tapped
+                c = next((c for c in same if r.action.target_bounds and list(c.bounds) == list(r.action.target_bounds)),
+                         same[0] if same else None)
+                if c is not None and c.checked is not None and c.role in ("switch", "checkbox"):
+                    return c.label, screens[k].title
+        return None
+
     def _query_satisfied(self, q: Intent, traj: Trajectory, screens: list[_Screen], final: Optional[_Screen],
                          matcher: Matcher) -> tuple[Optional[bool], str]:
         """True/False when the final screen answers the query; None when it cannot tell."""
         if final is None:
             return False, "no final screen recorded"
         target = q.target or q.value or ""
+        names = self._names(target)
+        # the page's own last change, read first: "Auto-sync" pages flip one of three similar switches
+        own, other = self._page_control(names, traj, screens, final, matcher)
+        if other is not None and q.kind in ("toggle", "tap", "open"):
+            return False, other
+        if q.kind in ("tap", "open") and own is None:
+            sw = next((x for n in names for x in [self._find(n, final, matcher, checkable=True)] if x), None)
+            if sw is not None and lexical_score(target, sw.label) >= 0.75:
+                # "how to remove animations": the thing asked about is a switch; seeing it is not enough
+                q = Intent("toggle", target=sw.label)
         if q.kind == "toggle":
-            c = self._find(target, final, matcher, checkable=True)
-            if c is None and final.title and matcher.best(target, [_titled(final.title)], self.match_threshold):
-                # on the target's own screen ("Dark theme" for "dark mode"): its switch is named after the title
-                c = self._find(final.title, final, matcher, checkable=True)
+            c = own or next((x for n in names for x in [self._find(n, final, matcher, checkable=True)] if x), None)
+            if c is None and final.title and any(lexical_score(n, final.title) >= 0.9 for n in names):
+                # on the target's own screen ("Dark mode" > "Manual"): its main switch
+                c = self._find(final.title, final, matcher, checkable=True) or next(
+                    (x for x in final.controls if x.checked is not None), None)
             if c is None:
                 # no switch to read (e.g. a "Device theme: Dark" choice): judge the page's own steps
                 return None, f"no switch like {target!r} on the final screen"
@@ -240,7 +424,12 @@ class HeuristicJudge(Judge):
                 first = next((x for s in screens for x in [self._find(c.label, s, matcher, checkable=True)] if x), None)
                 ok = first is not None and first.checked != c.checked
             else:
-                ok = c.checked == q.state
+                want = q.state
+                if want is False and normalise(c.label).startswith(("turn off", "disable", "stop ", "dont ")):
+                    # "how to turn off battery saver when charged": the switch named after the
+                    # turning-off ("Turn off when charged") is what must be on
+                    want = True
+                ok = c.checked == want
             return ok, f"{c.label!r} is {'on' if c.checked else 'off'} at the end"
         if q.kind in ("set", "select"):
             if q.value:
@@ -276,6 +465,14 @@ class HeuristicJudge(Judge):
         if m:
             return True, f"{m.control.label!r} visible at the end"
         return False, f"{target!r} not reached"
+
+
+_QUERY_LEAD_RE = re.compile(r"^\s*(?:how\s+(?:do\s+i|can\s+i|to|do\s+you)\s+)?", re.IGNORECASE)
+
+
+def _query_phrase(query: str) -> str:
+    """The question without its "how to" lead and final punctuation."""
+    return _QUERY_LEAD_RE.sub("", query).strip(" ?.!")
 
 
 def _titled(title: str) -> Control:

@@ -211,6 +211,7 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Run
         n_actions=sum(1 for s in actions if s.ok),
         n_failed_actions=sum(1 for s in actions if not s.ok),
         n_deviations=sum(1 for s in actions if s.deviation),
+        deviation_kinds=dict(traj.deviations),
         stop_reason=traj.stop_reason,
         f4=float(verdict.score), judge=verdict.name, judge_detail=list(verdict.detail),
         trajectory=f"{job.traj_rel()}/trajectory.json",

@@ -3,14 +3,23 @@
 A block is a run of snippets that could be the page's steps:
 
 ``list``
-    the items of one ``ol``/``ul`` (nested items are added when they read as
-    actions: "Tap Network" inside "Go to Settings");
+    the items of one ``ol``/``ul``; an item is all the text of its ``li``
+    (a title and a body paragraph inside one item make one step); nested items
+    are added when they read as actions ("Tap Network" inside "Go to Settings");
 ``numbered``
     "Step 1: ..." / "1. ..." headings, paragraphs or ``<br>``-separated
-    lines numbered 1, 2, 3...;
+    lines numbered 1, 2, 3...; a step heading takes its body (the text up to
+    the next step), and a heading that is only a number ("Step 2") is
+    replaced by its body;
+``table``
+    the rows of a ``<table>``, one step per row; a column holding only the
+    step number is dropped, header rows are skipped;
+``deflist``
+    ``<dt>``/``<dd>`` pairs of a ``<dl>``, one step per pair;
 ``breadcrumb``
     a menu path in one sentence, "Settings > Display > Dark theme" (also
-    ``→ -> » ›``), split into one step per part;
+    ``→ -> » › ⇒``, a spaced ``/`` and "and then"), split into one step per
+    part, followed by the sentences that complete it ("Disable it there.");
 ``imperative``
     consecutive paragraphs that each start with an action verb, or one
     paragraph made of two or more such sentences.
@@ -39,6 +48,10 @@ drag hit make wait restart reboot power connect pair follow confirm save slide m
 search copy paste allow grant download install uninstall update sign log create edit rename return
 close exit expand collapse unlock lock activate deactivate start stop tick untick mark pull drop
 insert plug unplug wipe dry keep look locate access customize customise adjust tweak reset
+understand see list spend develop learn gather peel prepare plant wrap place cut measure soak dig attach
+serve avoid skip host decorate personalize personalise let give get bring write read run build apply ask put
+fill pour mix water grow know consider remember prune feed cover separate pin fold sew iron wash rinse
+scale opt forgo trim limit reduce buy shop invite cook bake rent borrow split hire hang print play stick leave throw
 """.split())
 
 #: nouns of a phone's UI; a step that names one reads like an instruction
@@ -48,14 +61,18 @@ notifications bluetooth wi-fi wifi network internet bar panel gear slider checkb
 home back page field system account storage battery sound volume camera gallery photos
 """.split())
 
-_DISCOURSE = re.compile(r"^(?:(?:first|next|then|finally|now|lastly|afterwards|after that|once done|"
-                        r"to do this|also|and|or|simply|just)\b[\s,:]*)+", re.I)
-_MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S))\s*", re.I)
+_DISCOURSE = re.compile(r"^(?:(?:first|second|third|next|then|finally|now|lastly|afterwards|after that|once done|"
+                        r"once there|to do this|also|and|or|simply|just|please|go ahead and|"
+                        r"you (?:can|could|should|need to|have to|must|will need to|'ll need to|'ll want to)|"
+                        r"try to|try)\b[\s,:]*|instead of [^,.]{1,60},\s*)+", re.I)
+_MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S)|(\d{1,2})\s*[.):]?\s*$)\s*",
+                     re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>)\s*")
+_BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|\s+/\s+|,?\s+and then\s+", re.I)
 _LEAD_IN = re.compile(r"\b(?:go to|goes to|navigate to|head to|head over to|open|tap|select|choose|"
                       r"click|visit|find|under|in)\s+(?:the\s+)?(?:app\s+)?$", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'(?:ve|d|m)|we|we'(?:ve|d)|my|me|our)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
 
@@ -78,6 +95,12 @@ class Block:
     #: numbered headings without the word "step" ("1. Use Digital Wellbeing"): the
     #: shape of a listicle of alternatives as much as of one sequence
     numbered_headings: bool = False
+    #: the last snippet the block covers (a step's body runs past its marker)
+    end: Optional[int] = None
+
+    @property
+    def last(self) -> int:
+        return self.end if self.end is not None else max(self.positions)
 
     @property
     def first(self) -> int:
@@ -92,7 +115,7 @@ def strip_marker(text: str) -> tuple[Optional[int], str]:
     m = _MARKER.match(text)
     if not m:
         return None, text.strip()
-    number = int(m.group(1) or m.group(2))
+    number = int(m.group(1) or m.group(2) or m.group(3))
     return number, text[m.end():].strip()
 
 
@@ -102,8 +125,15 @@ def _first_word(text: str) -> str:
     return m.group(0).lower() if m and m.start() <= 3 else ""
 
 
+#: German instructions are polite imperatives: "Öffnen Sie ...", "Nun fügen Sie ...", "Sie wählen ... aus"
+_GERMAN_IMPERATIVE = re.compile(r"^(?:(?:nun|dann|jetzt|danach|anschließend|zuerst|zunächst|als nächstes)\s+)?"
+                                r"(?:[A-Za-zÄÖÜäöüß]+e?n\s+Sie\b|Sie\s+[a-zäöüß]+en\b)", re.I)
+
+
 def is_imperative(text: str) -> bool:
     """Does ``text`` start like an instruction ("Tap ...", "Then, open ...")?"""
+    if _GERMAN_IMPERATIVE.match(strip_marker(text)[1]):
+        return True
     word = _first_word(text)
     if word in IMPERATIVE_VERBS:
         return True
@@ -151,34 +181,135 @@ def _parent(xpath: str) -> str:
     return xpath.rsplit("/", 1)[0]
 
 
+def _nearest(xpath: str, tags: tuple[str, ...]) -> Optional[str]:
+    """The XPath of the nearest ancestor-or-self of ``xpath`` with one of ``tags``."""
+    parts = xpath.split("/")
+    for end in range(len(parts), 1, -1):
+        if parts[end - 1].split("[", 1)[0] in tags:
+            return "/".join(parts[:end])
+    return None
+
+
+def _join(texts: Sequence[str]) -> str:
+    """Pieces of one step as one text: "Turn off Adaptive brightness" + "Flip the switch"."""
+    out = ""
+    for t in texts:
+        t = t.strip()
+        if not t:
+            continue
+        if out and out[-1] not in ".!?:;":
+            out += "."
+        out = f"{out} {t}" if out else t
+    return out
+
+
+#: at most this many snippets make one step (a title and its body paragraphs)
+_MAX_PIECES = 6
+_NOISE_TAGS = ("figcaption", "caption")
+
+
 def _list_blocks(snippets: Sequence[Snippet]) -> list[Block]:
-    # the first text run of each li, grouped by the list (parent XPath) holding it
-    first_run: dict[str, int] = {}
+    # every snippet belongs to its nearest li; items are grouped by the list holding them
+    pieces: dict[str, list[int]] = {}
     for i, s in enumerate(snippets):
-        if s.tag == "li":
-            first_run.setdefault(s.xpath, i)
-    lists: dict[str, list[int]] = {}
-    for xpath, i in first_run.items():
-        lists.setdefault(_parent(xpath), []).append(i)
+        li = _nearest(s.xpath, ("li",))
+        if li is not None and s.tag not in _NOISE_TAGS:
+            pieces.setdefault(li, []).append(i)
+    lists: dict[str, list[str]] = {}
+    for li in pieces:
+        lists.setdefault(_parent(li), []).append(li)
     blocks = []
     for parent, items in lists.items():
-        items.sort()
+        items.sort(key=lambda li: pieces[li][0])
         positions: list[int] = []
-        for i in items:
-            positions.append(i)
+        steps: list[str] = []
+        for li in items:
+            own = pieces[li][:_MAX_PIECES]
+            positions.append(own[0])
+            steps.append(_join([strip_marker(snippets[own[0]].text)[1]] + [snippets[j].text for j in own[1:]]))
             # nested action items inside this li ("Go to Settings:" > "Tap Network")
-            prefix = snippets[i].xpath + "/"
-            nested = [j for x, j in first_run.items() if x.startswith(prefix)]
-            if nested and all(is_imperative(snippets[j].text) for j in nested):
-                positions.extend(sorted(nested))
-        steps = [strip_marker(snippets[i].text)[1] for i in positions]
+            nested = [x for x in pieces if x.startswith(li + "/")]
+            firsts = sorted(pieces[x][0] for x in nested)
+            if firsts and all(is_imperative(snippets[j].text) for j in firsts):
+                for x in sorted(nested, key=lambda x: pieces[x][0]):
+                    positions.append(pieces[x][0])
+                    steps.append(_join(snippets[j].text for j in pieces[x][:_MAX_PIECES]))
         blocks.append(Block("list", steps, positions))
-    return blocks
+    return _merge_split_lists(blocks, snippets)
+
+
+def _shape(xpath: str) -> str:
+    """An XPath without its positions: parallel elements share a shape."""
+    return re.sub(r"\[\d+\]", "", xpath)
+
+
+def _merge_split_lists(blocks: list[Block], snippets: Sequence[Snippet]) -> list[Block]:
+    """One list split in several (a screenshot between every item, as editors do) is one list again.
+
+    Two lists merge when nothing with text stands between them and they are
+    siblings of the same kind.
+    """
+    blocks.sort(key=lambda b: b.first)
+    out: list[Block] = []
+    for b in blocks:
+        if out:
+            a = out[-1]
+            last_a = max(a.positions)
+            list_a = _parent(_nearest(snippets[a.first].xpath, ("li",)) or "")
+            list_b = _parent(_nearest(snippets[b.first].xpath, ("li",)) or "")
+            between = [j for j in range(last_a + 1, b.first) if _nearest(snippets[j].xpath, ("li",)) is None]
+            if (not between and b.first > last_a and _parent(list_a) == _parent(list_b)
+                    and _shape(list_a) == _shape(list_b)):
+                out[-1] = Block("list", a.steps + b.steps, a.positions + b.positions)
+                continue
+        out.append(b)
+    return out
+
+
+def _is_title(text: str) -> bool:
+    """A short line without a full stop ("Examine the Blooms"): a title, not a sentence."""
+    return len(text.split()) <= 10 and not text.rstrip().endswith((".", "!", "?", ":", ";", ","))
+
+
+def _is_step_heading(s: Snippet, rest: str) -> bool:
+    """A marker that heads a body: a heading tag, the word "step", a bare number, or "2. A short title"."""
+    return (s.tag in _HEADINGS or s.tag in ("dt", "summary") or not rest or s.text.lower().lstrip().startswith("step")
+            or _is_title(rest))
+
+
+def _common(a: str, b: str) -> str:
+    """The XPath of the lowest common ancestor of two elements."""
+    pa, pb = a.split("/"), b.split("/")
+    n = 0
+    while n < min(len(pa), len(pb)) and pa[n] == pb[n]:
+        n += 1
+    return "/".join(pa[:n])
+
+
+def _step_body(snippets: Sequence[Snippet], i: int, stop: int, limit: int, scope: Optional[str] = None) -> list[int]:
+    """Body snippets of the step heading at ``i``: following text in its section, up to ``stop``.
+
+    The section is ``scope`` (the common ancestor of two step headings: sites wrap
+    each paragraph in its own ``div``), by default the heading's parent.
+    """
+    scope = (scope if scope is not None else _parent(snippets[i].xpath)) + "/"
+    bare = not strip_marker(snippets[i].text)[1]
+    body: list[int] = []
+    for j in range(i + 1, min(stop, len(snippets))):
+        s = snippets[j]
+        # a bare number ("Step 2", "3") may head a titled step: its first heading is the title
+        title = bare and not body and s.tag in _HEADINGS
+        if (s.tag in _HEADINGS and not title) or not s.xpath.startswith(scope) or len(body) >= limit:
+            break
+        if s.tag in _NOISE_TAGS or s.link:
+            continue
+        body.append(j)
+    return body
 
 
 def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     blocks: list[Block] = []
-    current: list[tuple[int, str]] = []
+    current: list[tuple[int, str]] = []  # (position, text after the marker)
     expected = 1
 
     def close() -> None:
@@ -186,11 +317,30 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             positions = [i for i, _ in current]
             headings = all(snippets[i].tag in _HEADINGS and not snippets[i].text.lower().lstrip().startswith("step")
                            for i in positions)
-            blocks.append(Block("numbered", [t for _, t in current], positions, numbered_headings=headings))
+            steps: list[str] = []
+            longest = 0
+            end = 0
+            for n, (i, rest) in enumerate(current):
+                if not _is_step_heading(snippets[i], rest):
+                    steps.append(rest)
+                    continue
+                last = n + 1 == len(current)
+                stop = current[n + 1][0] if not last else len(snippets)
+                other = current[n + 1][0] if not last else current[n - 1][0]
+                scope = _common(snippets[i].xpath, snippets[other].xpath)
+                # the last step's body is as long as the longest before it: what follows is the article's end
+                body = _step_body(snippets, i, stop, longest if last else _MAX_PIECES, scope)
+                longest = max(longest, len(body))
+                end = max([end] + body)
+                steps.append(_join([rest] + [snippets[j].text for j in body]))
+            kept = [(i, t) for i, t in zip(positions, steps) if t]
+            if len(kept) >= 2:
+                blocks.append(Block("numbered", [t for _, t in kept], [i for i, _ in kept], numbered_headings=headings,
+                                    end=max([end] + positions)))
         current.clear()
 
     for i, s in enumerate(snippets):
-        if s.tag == "li":
+        if s.tag == "li" or s.link or _nearest(s.xpath, ("li", "table")) is not None:
             continue
         number, rest = strip_marker(s.text)
         if number is None:
@@ -198,11 +348,8 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         if number == 1 and current:
             close()
         if number == 1 or number == expected:
-            if not rest and i + 1 < len(snippets):  # a bare "Step 1" heading: the step follows
-                rest = snippets[i + 1].text
-            if rest:
-                current.append((i, rest))
-                expected = number + 1
+            current.append((i, rest))
+            expected = number + 1
         else:
             close()
             expected = 1
@@ -210,12 +357,80 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
-def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool]]:
-    """"Go to Settings > Display > Dark theme and turn it on." -> (steps, told as an action?)."""
+_NUMBER_CELL = re.compile(r"^\s*(?:step\s*)?\d{1,2}\s*[.:)]?\s*$", re.I)
+
+
+def _table_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """One step per table row; the step-number column and header rows are left out."""
+    rows: dict[str, list[int]] = {}
+    for i, s in enumerate(snippets):
+        tr = _nearest(s.xpath, ("tr",))
+        if tr is not None and s.tag not in _NOISE_TAGS and not s.link:
+            rows.setdefault(tr, []).append(i)
+    tables: dict[str, list[str]] = {}
+    for tr in rows:
+        table = _nearest(_parent(tr), ("table",)) or _parent(tr)
+        tables.setdefault(table, []).append(tr)
+    blocks = []
+    for table, trs in tables.items():
+        trs.sort(key=lambda tr: rows[tr][0])
+        positions, steps = [], []
+        for tr in trs:
+            cells = [j for j in rows[tr] if snippets[j].tag != "th" and _nearest(snippets[j].xpath, ("th",)) is None]
+            cells = [j for j in cells if not _NUMBER_CELL.match(snippets[j].text)]
+            if not cells:
+                continue  # a header row, or a row holding only its number
+            positions.append(cells[0])
+            steps.append(_join([strip_marker(snippets[cells[0]].text)[1]] + [snippets[j].text for j in cells[1:]]))
+        if len(steps) >= 2:
+            blocks.append(Block("table", steps, positions))
+    return blocks
+
+
+def _deflist_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """One step per ``dt``/``dd`` pair of a definition list (the term dropped when it is a number)."""
+    lists: dict[str, list[int]] = {}
+    for i, s in enumerate(snippets):
+        if s.tag in ("dt", "dd") or (_nearest(s.xpath, ("dd",)) and s.tag not in _NOISE_TAGS):
+            dl = _nearest(s.xpath, ("dl",))
+            if dl is not None:
+                lists.setdefault(dl, []).append(i)
+    blocks = []
+    for dl, members in lists.items():
+        pairs: list[list[int]] = []
+        for i in members:
+            if snippets[i].tag == "dt" or not pairs:
+                pairs.append([i])
+            elif len(pairs[-1]) < _MAX_PIECES:
+                pairs[-1].append(i)
+        steps, positions = [], []
+        for pair in pairs:
+            head = strip_marker(snippets[pair[0]].text)[1] if snippets[pair[0]].tag == "dt" else snippets[pair[0]].text
+            if _NUMBER_CELL.match(snippets[pair[0]].text):
+                head = ""
+            text = _join([head] + [snippets[j].text for j in pair[1:]])
+            if text:
+                steps.append(text)
+                positions.append(pair[0])
+        if len(steps) >= 2:
+            blocks.append(Block("deflist", steps, positions))
+    return blocks
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
+    """"Go to Settings > Display > Dark theme and turn it on." ->
+    (steps, told as an action?, the rest of the sentence: "turn it on")."""
     parts = _BREADCRUMB_SEP.split(text)
     if len(parts) < 2:
         return None
     head, middle, tail = parts[0], parts[1:-1], parts[-1]
+    # "I went to Settings > Display > ..." tells what someone did: a story, not an instruction
+    if _FIRST_PERSON.search(head):
+        return None
     # the first part: the words after the lead-in ("go to"), at most four of them
     words = head.rstrip(" :,").split()
     start = max(0, len(words) - 4)
@@ -228,7 +443,12 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool]]:
     verb_match = _LEAD_IN.search(lead_in + " ")
     imperative_lead = bool(verb_match) and verb_match.group(0).split()[0].lower() not in ("in", "under")
     # the last part ends where the sentence goes on ("and turn it on", ", then")
-    last = re.split(r"\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()]", tail, maxsplit=1)[0]
+    pieces = re.split(r"(\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()])", tail, maxsplit=1)
+    last = pieces[0]
+    rest = "".join(pieces[1:]).strip() if len(pieces) > 1 else ""
+    rest = re.sub(r"^(?:and|then|,|;|:|\.)+\s*", "", rest, flags=re.I).strip()
+    if rest.lower().startswith(("and ", "then ")):
+        rest = rest.split(" ", 1)[1]
     path = [first] + [p.strip() for p in middle] + [last.strip(" \"'“”")]
     if any(not p or len(p.split()) > 6 for p in path):
         return None
@@ -237,8 +457,16 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool]]:
     if len(path) < 3 and not imperative_lead:
         return None
     verb = verb_match.group(0).strip() if imperative_lead else "Open"
-    verb = verb[0].upper() + verb[1:]
-    return [f"{verb} {path[0]}"] + [f"Tap {p}" for p in path[1:]], imperative_lead
+    steps = [f"{_capital(verb)} {path[0]}"]
+    # a part that is already an action ("... and then tap Display") stays as written
+    steps += [_capital(p) if is_imperative(p) else f"Tap {p}" for p in path[1:]]
+    return steps, imperative_lead, rest
+
+
+def _completes(s: Snippet, after: Snippet) -> bool:
+    """Does ``s`` finish the instruction in ``after`` ("Disable it there.")?"""
+    return (s.tag not in _HEADINGS and s.tag != "li" and len(s.text.split()) <= 30
+            and _parent(s.xpath) == _parent(after.xpath) and is_imperative(s.text))
 
 
 def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
@@ -246,12 +474,56 @@ def _breadcrumb_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     for i, s in enumerate(snippets):
         if not _BREADCRUMB_SEP.search(s.text):
             continue
-        for sentence in _SENTENCE.split(s.text):
+        sentences = [t for t in _SENTENCE.split(s.text) if t.strip()]
+        for k, sentence in enumerate(sentences):
             found = _split_breadcrumb(sentence)
-            if found:
-                steps, told_as_action = found
-                blocks.append(Block("breadcrumb", steps, [i], howto_hint=1.0 if told_as_action else 0.6))
+            if not found:
+                continue
+            steps, told_as_action, rest = found
+            positions = [i]
+            if len(rest.split()) >= 2:
+                steps.append(_capital(rest))
+            # the sentences that complete the path, in its paragraph or the next one
+            following = [t for t in sentences[k + 1:k + 4]
+                         if not _BREADCRUMB_SEP.search(t) and not t.rstrip().endswith("?")]
+            steps += following
+            if k + 1 == len(sentences) and i + 1 < len(snippets) and _completes(snippets[i + 1], s):
+                steps.append(snippets[i + 1].text)
+                positions.append(i + 1)
+            blocks.append(Block("breadcrumb", steps, positions, howto_hint=1.0 if told_as_action else 0.6))
     return blocks
+
+
+_CLAUSE = re.compile(r",\s*(?:and\s+|then\s+|and then\s+)?|\s+(?:and then|then|and)\s+", re.I)
+
+
+def _names_a_control(clause: str) -> bool:
+    """Does a clause act on something named: a capitalised name after the verb, or a UI word?"""
+    words = clause.split()[1:]
+    return any(w[:1].isupper() for w in words) or bool({w.lower().strip(".,") for w in words} & UI_WORDS)
+
+
+def _is_action_chain(sentence: str) -> bool:
+    """One sentence of several actions on named controls: "Open Settings, tap Display, and switch off X".
+
+    "Just follow the guide and check our other articles" acts on nothing named: not a chain.
+    """
+    if len(sentence.split()) > 40 or not is_imperative(sentence):
+        return False
+    clauses = [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
+    return sum(is_imperative(c) and _names_a_control(c) for c in clauses) >= 2
+
+
+def _instruction_sentences(text: str) -> list[str]:
+    """The sentences of a paragraph from its first instruction to its last one."""
+    sentences = [t for t in _SENTENCE.split(text) if t.strip()]
+    flags = [is_imperative(t) for t in sentences]
+    if sum(flags) < 2:
+        chains = [t for t in sentences if _is_action_chain(t)]
+        return chains[:1]
+    first = flags.index(True)
+    last = len(flags) - 1 - flags[::-1].index(True)
+    return sentences[first:last + 1]
 
 
 def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
@@ -267,25 +539,65 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         if s.tag in _HEADINGS or s.tag == "li":
             close()
             continue
-        if is_imperative(s.text):
-            if run and _parent(snippets[run[-1]].xpath) != _parent(s.xpath) and snippets[run[-1]].xpath != s.xpath:
+        if s.tag in _NOISE_TAGS:
+            continue  # a photo credit between two steps does not end them
+        # cells and definition-list parts are steps of their own table or list block
+        structured = s.tag in ("dt", "dd", "td", "th") or _nearest(s.xpath, ("td", "th", "dd")) is not None
+        if structured:
+            close()
+        elif is_imperative(s.text):
+            prev = snippets[run[-1]].xpath if run else ""
+            # paragraphs of one section, or of parallel containers (one tip per <div class="step">)
+            if run and _parent(prev) != _parent(s.xpath) and prev != s.xpath and _shape(prev) != _shape(s.xpath):
                 close()
             run.append(i)
         else:
             close()
         # one paragraph of several instructions: "Open Settings. Tap Display. Turn on Dark theme."
-        sentences = [t for t in _SENTENCE.split(s.text) if t.strip()]
-        if len(sentences) >= 2 and sum(is_imperative(t) for t in sentences) >= 2:
-            steps = [t for t in sentences if is_imperative(t)]
+        steps = _instruction_sentences(s.text)
+        if steps:
             blocks.append(Block("imperative", steps, [i]))
     close()
     return blocks
 
 
+def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """Unnumbered sibling headings that read as actions, each with its body ("Make a List..." + paragraphs)."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(snippets):
+        if s.tag in _HEADINGS and not s.link:
+            groups.setdefault((_parent(s.xpath), s.tag), []).append(i)
+    blocks = []
+    for (_, tag), heads in groups.items():
+        if len(heads) < 3:
+            continue
+        # runs of action headings; a heading that is not an action ends the run
+        runs: list[list[int]] = [[]]
+        for i in heads:
+            if is_imperative(snippets[i].text) and strip_marker(snippets[i].text)[0] is None:
+                runs[-1].append(i)
+            elif runs[-1]:
+                runs.append([])
+        for run in runs:
+            if len(run) < 3:
+                continue
+            steps, longest, end = [], 0, 0
+            for n, i in enumerate(run):
+                last = n + 1 == len(run)
+                stop = run[n + 1] if not last else len(snippets)
+                body = _step_body(snippets, i, stop, max(longest, 2) if last else 12)
+                longest = max(longest, len(body))
+                end = max([end] + body)
+                steps.append(_join([snippets[i].text] + [snippets[j].text for j in body]))
+            blocks.append(Block("headings", steps, run, end=max(end, run[-1])))
+    return blocks
+
+
 def find_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Every candidate block of the page, each with its heading context, in page order."""
-    blocks = (_list_blocks(snippets) + _numbered_blocks(snippets)
-              + _breadcrumb_blocks(snippets) + _imperative_blocks(snippets))
+    blocks = (_list_blocks(snippets) + _numbered_blocks(snippets) + _table_blocks(snippets)
+              + _deflist_blocks(snippets) + _heading_blocks(snippets) + _breadcrumb_blocks(snippets)
+              + _imperative_blocks(snippets))
     context = heading_context(snippets)
     for b in blocks:
         path = context[b.first]

@@ -9,9 +9,18 @@ The steps, top to bottom:
    snippet still points at the element it came from in the page as served;
 3. drop what a reader never sees or never reads for instructions: hidden
    elements (``hidden``, ``aria-hidden="true"``, inline ``display:none`` /
-   ``visibility:hidden``), site chrome (``nav``, ``aside``, page-level
-   ``header``/``footer``, breadcrumb trails, ARIA navigation landmarks), then
-   scripts, styles, comments, forms, embeds and frames (``lxml_html_clean``);
+   ``visibility:hidden``, text moved off-screen), site chrome (``nav``,
+   ``aside``, page-level ``header``/``footer``, breadcrumb trails, ARIA
+   navigation landmarks, and elements whose class or id names furniture:
+   sidebars, cookie banners, related-article lists, comment threads, share
+   bars), then scripts, styles, comments, forms, embeds and frames
+   (``lxml_html_clean``). Hidden content that a click reveals is *kept*: the
+   body of a ``<details>``, and any hidden panel a control on the page points
+   at (``aria-controls``, ``data-target``/``data-bs-target``, ``href="#id"``)
+   or that names its control (``aria-labelledby``), and ``hidden="until-found"``.
+   The controls themselves (``<button aria-expanded>``) become headings, so a
+   FAQ answer sits under its question. Kept hidden text is as untrusted as
+   visible text: the execution stage's safety policy judges every step;
 4. walk the cleaned tree in document order and emit one snippet per run of
    text of a block-level element (``p``, ``li``, ``h1``-``h6``, ``td``...),
    with the element's original XPath and tag; nested blocks make their own
@@ -56,7 +65,28 @@ CHROME_TAGS = ("nav", "aside", "noscript", "template", "svg", "canvas", "video",
 _ARTICLE_TAGS = ("article", "main")
 _NAV_ROLES = {"navigation", "banner", "contentinfo", "search", "complementary"}
 _HIDDEN_STYLE = re.compile(r"(display\s*:\s*none|visibility\s*:\s*hidden)", re.I)
+#: styles that hide text for good: moved off-screen, zero size, clipped away, transparent
+_OFFSCREEN_STYLE = re.compile(
+    r"((?:left|top|right|text-indent|margin-left)\s*:\s*-\s*\d{3,}|font-size\s*:\s*0(?![.\d])|"
+    r"opacity\s*:\s*0(?![.\d])|clip\s*:\s*rect\(\s*0|color\s*:\s*transparent)", re.I)
 _CHROME_CLASS = re.compile(r"(^|[\s_-])(breadcrumbs?|cookie-banner|skip-link|sr-only|visually-hidden)($|[\s_-])", re.I)
+#: class or id words of page furniture: distinctive words match as a prefix
+#: ("relatedPosts", "sidebar-left"), short ones only as a whole token ("ads", "menu")
+_FURNITURE = re.compile(
+    r"(?:^|[\s_-])(?:(?:sidebar|side-bar|cookie|consent|gdpr|newsletter|related|recommended|disqus|"
+    r"advert|sponsored|trending|popular-posts|more-stories|read-next|up-next|table-of-contents|author-bio|"
+    r"comments|commentlist|comment-list|comments-area|comment-section|social|sharing)"
+    r"|(?:ads|ad-slot|share|promo|widget|menu|navbar|site-nav|site-header|site-footer|masthead|toc|"
+    r"subscribe|respond)(?:$|[\s_-]))", re.I)
+#: whole class or id tokens of the content itself (never dropped as furniture;
+#: "sidebar-content" is still a sidebar)
+_CONTENT_CLASS = re.compile(r"^(?:answer|answers|accepted-answer|answercell|solution|reply|replies|post-body|post-content|"
+                            r"article-body|article-content|entry-content|main-content|content|post|message)$", re.I)
+#: class or id words of a disclosure panel ("faq-answer", "accordion-body", "collapse")
+_PANEL_CLASS = re.compile(r"accordion|collaps|faq|answer|panel|toggle|expand|disclosure|reveal|spoiler|dropdown-content",
+                          re.I)
+_INLINE_TAGS = frozenset({"span", "i", "b", "em", "strong", "small", "svg", "abbr", "sup", "sub", "kbd", "code"})
+_TARGET_ATTRS = ("aria-controls", "data-target", "data-bs-target", "data-toggle-target", "href")
 _WS = re.compile(r"\s+")
 _STRAY_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -191,16 +221,83 @@ def _lang(root: lxml.html.HtmlElement) -> Optional[str]:
 # --- removing what a reader does not see -------------------------------------------
 
 
-def _is_hidden(el: lxml.html.HtmlElement) -> bool:
+def _disclosure_ids(scope: lxml.html.HtmlElement) -> tuple[set[str], set[str]]:
+    """Ids of panels a control on the page reveals, and ids of the controls themselves.
+
+    A control points at its panel (``aria-controls``, ``data-target``,
+    ``data-bs-target``, or an in-page ``href`` on a toggle); a panel may name
+    its control instead (``aria-labelledby`` -> an element with ``aria-expanded``).
+    """
+    panels: set[str] = set()
+    controls: set[str] = set()
+    for el in scope.iter():
+        if not isinstance(el.tag, str):
+            continue
+        toggle = el.get("aria-expanded") is not None or el.get("data-toggle") or el.get("data-bs-toggle")
+        if toggle and el.get("id"):
+            controls.add(el.get("id"))
+        for attr in _TARGET_ATTRS:
+            value = (el.get(attr) or "").strip()
+            if not value or (attr == "href" and (not toggle or not value.startswith("#"))):
+                continue
+            panels.update(v.lstrip("#") for v in value.split())
+    return panels, controls
+
+
+def _hidden_how(el: lxml.html.HtmlElement) -> Optional[str]:
+    """``"toggle"`` for hiding a click can undo, ``"gone"`` for hiding for good, None if visible."""
     if el.get("hidden") is not None:
-        return True
+        return "toggle"
     if (el.get("aria-hidden") or "").strip().lower() == "true":
-        return True
-    if _HIDDEN_STYLE.search(el.get("style") or ""):
-        return True
+        # aria-hidden hides from screen readers only: a decorative "›" between menu
+        # names is on screen (and part of the path)
+        if el.tag in _INLINE_TAGS and len(el.text_content().strip()) <= 3:
+            return None
+        return "toggle"
+    style = el.get("style") or ""
+    if _OFFSCREEN_STYLE.search(style):
+        return "gone"
+    if _HIDDEN_STYLE.search(style):
+        return "toggle"
     if el.tag == "input" and (el.get("type") or "").lower() == "hidden":
+        return "gone"
+    return None
+
+
+def _is_control(el: Optional[lxml.html.HtmlElement]) -> bool:
+    """A disclosure control: a button, ``role=button``, ``aria-expanded``, ``summary``, or a heading holding one."""
+    if el is None or not isinstance(el.tag, str):
+        return False
+    if el.tag in ("button", "summary") or el.get("aria-expanded") is not None \
+            or (el.get("role") or "").lower() == "button":
         return True
-    return False
+    return any(_is_control(c) for c in el.iterchildren() if isinstance(c.tag, str))
+
+
+def _is_revealable(el: lxml.html.HtmlElement, revealable: set[str], controllers: set[str]) -> bool:
+    """Hidden until a click: a disclosure panel a control on the page points at (or names), or
+    a panel named like one right after its control (script-driven FAQ widgets without ARIA)."""
+    if (el.get("hidden") or "").strip().lower() == "until-found":
+        return True
+    if el.get("id") and el.get("id") in revealable:
+        return True
+    labelled = (el.get("aria-labelledby") or "").split()
+    if any(i in controllers for i in labelled):
+        return True
+    named = _PANEL_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+    return bool(named) and _is_control(el.getprevious())
+
+
+def _is_hidden(el: lxml.html.HtmlElement, revealable: set[str] = frozenset(),
+               controllers: set[str] = frozenset()) -> bool:
+    how = _hidden_how(el)
+    if how is None:
+        return False
+    if how == "gone":
+        return True
+    # visibility:hidden is a disclosure only when a control points at the panel;
+    # hidden/aria-hidden/display:none panels likewise, or inside <details>
+    return not _is_revealable(el, revealable, controllers)
 
 
 def _is_chrome(el: lxml.html.HtmlElement) -> bool:
@@ -216,15 +313,45 @@ def _is_chrome(el: lxml.html.HtmlElement) -> bool:
     return False
 
 
+def _is_furniture(el: lxml.html.HtmlElement, body_chars: int) -> bool:
+    """A block named like site furniture (sidebar, related posts, comments) that is not the page's content."""
+    if el.tag in ("body", "main", "article", "html", "li", "p", "span", "a", "h1", "h2", "h3", "h4", "td", "tr"):
+        return False
+    names = f"{el.get('class') or ''} {el.get('id') or ''}"
+    if not _FURNITURE.search(names) or any(_CONTENT_CLASS.match(token) for token in names.split()):
+        return False
+    # a wrapper named "has-sidebar" around the article is not furniture
+    if el.find(".//h1") is not None or el.find(".//article") is not None or el.find(".//main") is not None:
+        return False
+    return len(el.text_content()) < 0.5 * body_chars
+
+
+def _open_disclosures(scope: lxml.html.HtmlElement) -> None:
+    """Turn disclosure controls (kept out by the cleaner as buttons) into headings over their panels."""
+    for el in list(scope.iter("button", "a", "div", "span")):
+        if el.get("aria-expanded") is None and el.get("aria-controls") is None:
+            continue
+        if not el.text_content().strip():
+            continue
+        in_heading = any(a.tag in ("h1", "h2", "h3", "h4", "h5", "h6", "summary", "dt") for a in el.iterancestors())
+        if el.tag == "button" or el.tag == "a":
+            el.tag = "span" if in_heading else "h5"
+        for attr in ("aria-expanded", "aria-controls", "href"):
+            el.attrib.pop(attr, None)
+
+
 def _drop_invisible(root: lxml.html.HtmlElement) -> None:
     body = root.find("body")
     scope = body if body is not None else root
+    revealable, controllers = _disclosure_ids(scope)
+    body_chars = len(scope.text_content())
     doomed = [el for el in scope.iter() if isinstance(el.tag, str) and el is not scope
-              and (_is_hidden(el) or _is_chrome(el))]
+              and (_is_hidden(el, revealable, controllers) or _is_chrome(el) or _is_furniture(el, body_chars))]
     for el in doomed:
         # an ancestor may already be gone; removing a detached subtree is harmless
         if el.getparent() is not None:
             el.drop_tree()
+    _open_disclosures(scope)
 
 
 def _cleaner() -> Cleaner:
@@ -262,7 +389,8 @@ def _snippets(body: lxml.html.HtmlElement, min_chars: int) -> list[Snippet]:
         text = _WS.sub(" ", "".join(t for t, _ in buf)).strip()
         link = all(linked for t, linked in buf if t.strip())
         buf.clear()
-        if len(text) >= min_chars:
+        # a lone digit is kept: it is the number of a step ("<span class=num>3</span>")
+        if len(text) >= min_chars or text.isdigit():
             out.append(Snippet(index=len(out), xpath=xpath, text=text, tag=tag, link=link))
 
     def add(text: Optional[str]) -> None:

@@ -82,6 +82,9 @@ _STOP = frozenset({
     "on", "off", "at", "for", "to", "and", "or", "then", "from", "with", "by", "s", "is", "be",
     "you", "can", "will", "if", "as", "so", "there", "here",
 })
+#: a step may span at most this many snippets after its first one (heading + body paragraphs)
+_MAX_MERGE = 12
+_STEP_MARKER = re.compile(r"^\s*(?:step\s*\d{1,2}|\d{1,2})\s*[:.)\-–—]?\s*", re.I)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s+(?:→|->|>|»|›)\s+")
 
 
@@ -195,6 +198,8 @@ class _PageIndex:
         self.tokens = [tokenize(s.text) for s in self.snippets]
         self.token_sets = [set(t) for t in self.tokens]
         self.content = [_content(t) for t in self.tokens]
+        # the words of each snippet without a "Step 3:" marker, to tell where a merged step starts
+        self.heads = [tokenize(_STEP_MARKER.sub("", s.text)) for s in self.snippets]
         self.units: list[list[list[str]]] = []
         for s, toks in zip(self.snippets, self.tokens):
             parts = [p for p in _SENTENCE_SPLIT.split(s.text) if p.strip()]
@@ -203,6 +208,15 @@ class _PageIndex:
                 units += [t for t in (tokenize(p) for p in parts) if t]
             self.units.append(units)
         self._index = None
+        self._merged: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
+
+    def merged(self, j: int, k: int) -> tuple[list[str], list[str]]:
+        """Tokens and content tokens of snippets ``j..j+k`` read as one text."""
+        key = (j, k)
+        if key not in self._merged:
+            toks = [t for n in range(j, j + k + 1) for t in self.tokens[n]]
+            self._merged[key] = (toks, [t for n in range(j, j + k + 1) for t in self.content[n]])
+        return self._merged[key]
 
     def faiss_index(self):
         if self._index is None:
@@ -252,6 +266,20 @@ def _lexical_matches(step: list[str], page: _PageIndex, region: Sequence[int], n
             continue
         f1 = max(rouge_l(step, unit)[2] for unit in page.units[j])
         contain = rouge_l(content, page.content[j])[0]
+        # a step made of a heading and its body ("Step 3: Switch it off" + "Flip the
+        # switch") spans several snippets: read the next ones with this one
+        # (only from the snippet that starts the step: all its words are in the step)
+        if (f1 <= cfg.rouge_threshold and contain < cfg.containment_threshold
+                and len(step) > len(page.heads[j]) + 1 and page.heads[j]
+                and rouge_l(page.heads[j], step)[0] >= 0.8):
+            for k in range(1, _MAX_MERGE + 1):
+                if j + k >= len(page.tokens):
+                    break
+                toks, cont = page.merged(j, k)
+                f1 = max(f1, rouge_l(step, toks)[2])
+                contain = max(contain, rouge_l(content, cont)[0])
+                if len(toks) >= len(step):
+                    break
         options = []  # (score, how)
         if f1 > cfg.rouge_threshold:
             options.append((f1, "rouge"))

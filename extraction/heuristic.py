@@ -20,13 +20,18 @@ For one cleaned page it
      for the numbered headings of a "N ways to ..." listicle;
    * blocks about another platform than the query's ("On iPhone" for an
      Android question) are set aside (``other_platform: accept`` keeps them
-     when nothing else fits);
+     when nothing else fits); the platform and the phone maker come from the
+     query, its device, or else the run's configured device
+     (``extract.device``): a Samsung block does not answer a Pixel question;
 
 4. keeps the best block with ``relevance >= min_relevance`` and
    ``howto >= min_howto``, ranked by ``prior * relevance * (0.5 + 0.5 * howto)``
    plus a small bonus for longer blocks (priors favour a page's own lists
-   over a menu path mentioned in passing); otherwise answers "no steps" with the
-   reason (nothing step-like, nothing relevant, wrong platform, language...).
+   over a menu path mentioned in passing); a winner that is one paragraph of a
+   bigger, about as relevant candidate gives way to it; the reason records
+   the block, what was set aside and how many candidates there were;
+   otherwise answers "no steps" with the reason (nothing step-like, nothing
+   relevant, wrong platform, language...).
 
 One batch of embeddings per page (query, blocks, headings); the encoder's
 cache makes repeated headings free.
@@ -46,7 +51,7 @@ from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
 from verirank_core.extraction_records import CleanedPage, Query
 
-__all__ = ["HeuristicExtractor", "query_platform", "block_platform", "ScoredBlock"]
+__all__ = ["HeuristicExtractor", "query_platform", "query_brand", "block_platform", "block_brand", "ScoredBlock"]
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 #: query words that say nothing about the task itself
@@ -64,6 +69,17 @@ _PLATFORM_WORDS = {
                 "gboard", "oxygenos", "one ui"),
 }
 
+#: Android makers whose menus differ: a Samsung block does not answer a Pixel question
+_BRAND_WORDS = {
+    "samsung": ("samsung", "galaxy", "one ui"),
+    "pixel": ("pixel", "stock android"),
+    "oneplus": ("oneplus", "oxygenos"),
+    "xiaomi": ("xiaomi", "redmi", "miui", "hyperos", "poco"),
+    "motorola": ("motorola", "moto"),
+    "huawei": ("huawei", "emui"),
+    "oppo": ("oppo", "coloros", "realme"),
+}
+
 
 #: the page title stands in for an uninformative heading at this weight, and only
 #: when the block's own text is at least this similar to the query
@@ -71,7 +87,8 @@ _TITLE_WEIGHT = 0.9
 _TITLE_FLOOR = 0.4
 #: how much a kind of block is trusted when scores are close: a page's own list or
 #: numbered steps beat a menu path mentioned in passing
-_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "imperative": 0.95, "breadcrumb": 0.85}
+_KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "headings": 0.95, "imperative": 0.95,
+               "breadcrumb": 0.85}
 
 
 def _tokens(text: str) -> list[str]:
@@ -92,13 +109,41 @@ def _platform_of(text: str) -> Optional[str]:
     return found.pop() if len(found) == 1 else None
 
 
-def query_platform(query: Query, default: str = "android") -> str:
-    """The platform the user asks about: from the device, the app, then the query text."""
-    for text in (query.device or "", query.app or "", query.query):
+def _brand_of(text: str) -> Optional[str]:
+    low = " " + text.lower() + " "
+    found = {b for b, words in _BRAND_WORDS.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)}
+    return found.pop() if len(found) == 1 else None
+
+
+def query_platform(query: Query, default: str = "android", device: str = "") -> str:
+    """The platform the user asks about: from the device, the app, the query text, then the run's device."""
+    for text in (query.device or "", query.app or "", query.query, device):
         found = _platform_of(text)
         if found:
             return found
     return default
+
+
+def query_brand(query: Query, device: str = "") -> tuple[Optional[str], str]:
+    """The phone maker the user asks about, and where it came from ("query", "device", "run device")."""
+    for text, source in ((query.query, "query"), (query.device or "", "device"), (query.app or "", "app")):
+        found = _brand_of(text)
+        if found:
+            return found, source
+    if not query.device and not _platform_of(query.query):
+        found = _brand_of(device)
+        if found:
+            return found, "run device"
+    return None, ""
+
+
+def block_brand(block: Block) -> Optional[str]:
+    """The phone maker a block is written for, from its heading or lead-in line."""
+    for text in (block.heading, block.lead):
+        found = _brand_of(text)
+        if found:
+            return found
+    return None
 
 
 def block_platform(block: Block) -> Optional[str]:
@@ -117,8 +162,17 @@ def _howto(step: str) -> float:
     return 0.5 if words & UI_WORDS or ">" in step or "→" in step else 0.0
 
 
-_LISTICLE_TITLE = re.compile(r"^\W*\d+\s+(?:\w+\s+){0,2}(?:ways|tips|tricks|things|reasons|features|methods|"
-                             r"apps|fixes|hacks|settings|secrets)\b", re.I)
+#: headings that only announce "the steps follow": the page title says what they are about
+_GENERIC_HEADING = re.compile(
+    r"^\W*(?:\d+\s+)?(?:steps?|instructions?|directions|procedure|method|how to(?: do it)?|here'?s how|"
+    r"solution|answers?|accepted answer|best answer|reply|replies|try this|what to do|the fix|fix|do this|"
+    r"follow these steps|quick answer|short answer|in short|tl;?dr|guide|tutorial|"
+    r"what you(?:'ll| will)? need|you(?:'ll| will) need|materials|supplies|tools|ingredients|things you(?:'ll)? need)\W*$",
+    re.I)
+
+
+_LISTICLE_TITLE = re.compile(r"(?:^\W*|\b(?:here are|these|our|top)\s+)\d+\s+(?:\w+\s+){0,2}(?:ways|tips|tricks|things|"
+                             r"reasons|features|methods|apps|fixes|hacks|settings|secrets)\b", re.I)
 
 
 def _block_howto(block: Block, page: CleanedPage) -> float:
@@ -126,7 +180,8 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
     links = [page.snippets[i].link for i in block.positions if i < len(page.snippets)]
     if links and sum(links) >= 0.5 * len(links):
         return 0.0  # "related articles", menus: links to other pages, not steps
-    if block.numbered_headings and any(_LISTICLE_TITLE.search(t) for t in [page.title] + block.heading_path[:1]):
+    if ((block.numbered_headings or block.kind == "headings")
+            and any(_LISTICLE_TITLE.search(t) for t in [page.title] + block.heading_path[:1])):
         return 0.0  # "8 Ways to ...": alternatives to pick from, not one sequence of steps
     if block.howto_hint is not None:
         return block.howto_hint
@@ -198,7 +253,8 @@ class HeuristicExtractor(Extractor):
         # heading + first steps, cut to ~48 words: the encoder's cost grows with length
         reprs = [" ".join(((b.heading + ". " if b.heading else "") + " ".join(b.steps[:6])).split()[:48])
                  for b in blocks]
-        headings = [b.heading or page.title for b in blocks]
+        headings = [page.title if not b.heading or _GENERIC_HEADING.match(b.heading) else b.heading
+                    for b in blocks]
         vecs = encoder.encode([query.query, page.title or " "] + reprs + headings)
         q, sim_title = vecs[0], float(vecs[1] @ vecs[0])
         block_vecs, heading_vecs = vecs[2:2 + len(blocks)], vecs[2 + len(blocks):]
@@ -212,7 +268,12 @@ class HeuristicExtractor(Extractor):
             similarity = max(float(sb), float(sh), 0.0)
             # a heading that names no task ("Gboard 7", "Here you go") leaves the page
             # title to say what the block is about, if the steps themselves fit the query
-            if not describes_task(b.heading) and sb >= _TITLE_FLOOR:
+            # "On iPhone", "Samsung Galaxy": a heading naming only the device says nothing of the task
+            device_heading = len(b.heading.split()) <= 6 and bool(_platform_of(b.heading) or _brand_of(b.heading))
+            generic = bool(_GENERIC_HEADING.match(b.heading))
+            if generic:
+                context += " " + page.title
+            elif not describes_task(b.heading) and (sb >= _TITLE_FLOOR or device_heading):
                 similarity = max(similarity, _TITLE_WEIGHT * sim_title)
                 context += " " + page.title
             seen = {_stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
@@ -245,20 +306,47 @@ class HeuristicExtractor(Extractor):
             return ExtractorOutput(reason=f"no instructions relevant to the query (best block under "
                                           f"{best.block.heading!r} has relevance {best.relevance:.2f} "
                                           f"< {cfg.min_relevance})")
-        platform = query_platform(query, cfg.default_platform)
+        platform = query_platform(query, cfg.default_platform, cfg.device)
         fitting = [s for s in relevant if s.platform in (None, platform)]
         if not fitting and cfg.other_platform == "accept":
             fitting = relevant
         if not fitting:
             others = sorted({s.platform for s in relevant})
             return ExtractorOutput(reason=f"the relevant steps are for {', '.join(others)}, the query is about {platform}")
-        # a block written for the query's platform beats a neutral one of similar score
-        best = max(fitting, key=lambda s: s.rank_score + (0.05 if s.platform == platform else 0.0))
+        notes = []
+        if len(fitting) < len(relevant):
+            others = sorted({s.platform for s in relevant if s not in fitting})
+            notes.append(f"set aside {len(relevant) - len(fitting)} block(s) for {', '.join(others)} "
+                         f"(the query is about {platform})")
+        # Samsung steps do not answer a Pixel question: keep the maker's block when there is one
+        brand, brand_source = query_brand(query, cfg.device)
+        brands = {id(s): block_brand(s.block) for s in fitting}
+        if brand and any(brands[id(s)] is not None for s in fitting):
+            same = [s for s in fitting if brands[id(s)] in (None, brand)]
+            if same and len(same) < len(fitting):
+                others = sorted({brands[id(s)] for s in fitting if s not in same})
+                notes.append(f"set aside block(s) for {', '.join(others)} ({brand} from the {brand_source})")
+                fitting = same
+        # a block written for the query's platform (or maker) beats a neutral one of similar score
+        best = max(fitting, key=lambda s: s.rank_score + (0.05 if s.platform == platform else 0.0)
+                   + (0.05 if brand and brands[id(s)] == brand else 0.0))
+        # a block inside a bigger candidate (a paragraph of one step's body) stands for
+        # that candidate when it is about as relevant: the page's steps are the whole of it
+        outer = [s for s in fitting if s is not best and s.block.first <= best.block.first
+                 and s.block.last >= best.block.last and len(s.block.steps) > len(best.block.steps)
+                 and s.relevance >= best.relevance - 0.15]
+        if outer:
+            inner = best
+            best = max(outer, key=lambda s: s.rank_score)
+            notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
+        if len(fitting) > 1:
+            notes.append(f"best of {len(fitting)} candidate blocks for the query")
         steps = best.block.steps[: cfg.max_steps]
         if page.lang is None and _english_share(" ".join(steps)) < 0.15:
             return ExtractorOutput(reason="the steps do not read as English")
         where = f" under {best.block.heading!r}" if best.block.heading else ""
         return ExtractorOutput(
             steps=steps,
-            reason=f"{best.block.kind} block{where} (relevance {best.relevance:.2f}, how-to {best.howto:.2f})",
+            reason=f"{best.block.kind} block{where} (relevance {best.relevance:.2f}, how-to {best.howto:.2f})"
+                   + "".join(f"; {n}" for n in notes),
         )

@@ -213,7 +213,22 @@ def compute_features(
     out["n_deviations_norm"] = (
         _clip(execution.n_deviations / max(1, execution.n_actions)) if executed else 0.0
     )
+    out["n_repairs_norm"] = repairs_norm(execution) if executed else 0.0
     return {name: out[name] for name in names}
+
+
+def repairs_norm(execution: Any) -> float:
+    """Repairs beyond the letter of the page per instruction step (extra feature ``n_repairs_norm``).
+
+    Counts the deviation kinds a careful person would not need (``REPAIR_KINDS``: knowledge,
+    reflection, ui_map, search) plus half a count per skipped grouping step, over the page's
+    steps; scrolling and expanding "Advanced" are part of following a page and do not count.
+    """
+    from verirank_core.execution_records import REPAIR_KINDS
+
+    kinds = getattr(execution, "deviation_kinds", None) or {}
+    n = sum(v for k, v in kinds.items() if k in REPAIR_KINDS) + 0.5 * kinds.get("skip", 0)
+    return _clip(n / max(1, execution.n_instructions))
 
 
 # --- a run directory --------------------------------------------------------------

@@ -57,6 +57,9 @@ class SafetyConfig(_Section):
 class HeuristicJudgeConfig(_Section):
     #: F4 cap when the page's last actionable step only navigates (see docs/agent.md)
     navigation_only_cap: float = Field(0.5, ge=0.0, le=1.0)
+    #: read the query's target through the device's knowledge cards ("auto brightness" ->
+    #: "Adaptive Brightness")
+    use_knowledge: bool = True
 
 
 class AgentConfig(_Section):
@@ -78,6 +81,17 @@ class AgentConfig(_Section):
     ui_map: Optional[str] = None
     #: at most this many map-guided actions per intent of a step (then the blind search takes over)
     ui_map_max_actions: int = Field(8, ge=1, le=50)
+    #: consult knowledge cards (renames for this app and device) when unsure (docs/agent.md);
+    #: every use is a deviation of kind "knowledge"
+    use_knowledge: bool = True
+    #: a cards file (``python -m execution.knowledge build``); null: datasets/knowledge/<world>.json
+    knowledge: Optional[str] = None
+    #: curiosity (0-1) above which the cards are consulted
+    curiosity_threshold: float = Field(0.35, ge=0.0, le=1.0)
+    #: when a step's item is not found, go back along the path once and retry (kind "reflection")
+    use_reflection: bool = True
+    #: skip a grouping step whose item is missing when the next step's item is visible (kind "skip")
+    skip_grouping_steps: bool = True
 
 
 class AdbConfig(_Section):

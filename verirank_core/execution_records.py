@@ -65,6 +65,30 @@ class Action(Record):
     rationale: str = ""
 
 
+class DeviationKind(str, Enum):
+    """What the agent did beyond the letter of the page (docs/agent.md, "verified")."""
+
+    #: scrolled the list to look for a named item (allowed by the definition, recorded)
+    SCROLL = "scroll"
+    #: opened a collapsed "Advanced" section to reveal a named item (allowed, recorded)
+    EXPAND = "expand"
+    #: pressed back to look for an item on the previous screen (blind search)
+    SEARCH = "search"
+    #: mapped the page's word to this device's title through a knowledge card
+    KNOWLEDGE = "knowledge"
+    #: went back along the recorded path after a failed step and retried there
+    REFLECTION = "reflection"
+    #: skipped a grouping step whose item is missing while the next named item is visible
+    SKIP = "skip"
+    #: followed the UI map to a screen the page did not name
+    UI_MAP = "ui_map"
+
+
+#: deviations that repair a page (beyond what a careful person does without help)
+REPAIR_KINDS = frozenset({DeviationKind.KNOWLEDGE.value, DeviationKind.REFLECTION.value,
+                          DeviationKind.UI_MAP.value, DeviationKind.SEARCH.value})
+
+
 class StepRecord(Record):
     """One executed action and what surrounded it."""
 
@@ -84,6 +108,8 @@ class StepRecord(Record):
     fallback: Optional[str] = None
     #: the step followed a route the page did not state (scroll, UI-map repair)
     deviation: bool = False
+    #: which kind of deviation (a :class:`DeviationKind` value); None for the page's own steps
+    deviation_kind: Optional[str] = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
     #: the step was already satisfied (e.g. the switch was already on): nothing was sent to the device
     noop: bool = False
@@ -130,6 +156,10 @@ class Trajectory(Record):
     final_screen: dict[str, Any] = Field(default_factory=dict)
     #: the UI map the agent consulted ("world NAME", "ui_map PATH"), or why it had none
     ui_map: Optional[str] = None
+    #: the knowledge cards the agent could consult ("cards FILE (N)"), or why it had none
+    knowledge: Optional[str] = None
+    #: deviation kind -> count over the episode (also the no-op skips, which send no action)
+    deviations: dict[str, int] = Field(default_factory=dict)
 
 
 class ExecutionStatus(str, Enum):
@@ -156,6 +186,8 @@ class ExecutionResult(Record):
     n_actions: int = 0
     n_failed_actions: int = 0
     n_deviations: int = 0
+    #: deviation kind -> count (``DeviationKind`` values; docs/agent.md)
+    deviation_kinds: dict[str, int] = Field(default_factory=dict)
     stop_reason: Optional[StopReason] = None
     #: the judge's instruction-completion degree in [0, 1] (feature F4)
     f4: float = 0.0

@@ -74,8 +74,12 @@ class ExtractConfig(_Section):
     #: page languages whose steps are kept; a page declaring another language
     #: (or whose steps read as another language) yields no steps
     languages: list[str] = Field(default_factory=lambda: ["en"])
-    #: platform assumed when the query names none (``android`` or ``ios``)
+    #: platform assumed when neither the query nor ``device`` names one (``android`` or ``ios``)
     default_platform: Literal["android", "ios"] = "android"
+    #: the device the run is configured for ("Pixel 7", "Samsung Galaxy S23", "Android"):
+    #: when the query names no device, platform and brand, a page with steps for
+    #: several (iPhone and Android, Samsung and Pixel) keeps the block for this one
+    device: str = "Android"
     #: a page whose only relevant steps are for the other platform: ``refuse``
     #: (no steps: they would not work on the user's phone) or ``accept`` them
     other_platform: Literal["refuse", "accept"] = "refuse"

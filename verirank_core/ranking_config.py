@@ -14,7 +14,7 @@ class _Section(BaseModel):
 #: the 18 execution features of the paper (defined in ranking/FEATURES.md)
 PAPER_FEATURES: tuple[str, ...] = tuple(f"F{i}" for i in range(1, 19))
 #: optional features beyond the paper
-EXTRA_FEATURES: tuple[str, ...] = ("n_deviations_norm",)
+EXTRA_FEATURES: tuple[str, ...] = ("n_deviations_norm", "n_repairs_norm")
 ALL_FEATURES: tuple[str, ...] = PAPER_FEATURES + EXTRA_FEATURES
 
 

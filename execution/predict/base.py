@@ -23,6 +23,8 @@ class HistoryItem:
     changed: bool
     noop: bool = False
     deviation: bool = False
+    #: ``verirank_core.execution_records.DeviationKind`` value when ``deviation``
+    deviation_kind: Optional[str] = None
     failure_reason: Optional[str] = None
     #: screen signature before the action
     signature: str = ""
@@ -48,6 +50,8 @@ class PredictContext:
     #: the app's UI map (``phonesim.worlds.UIMap``) when the episode has one: screens and links
     #: a user can see, never goals (see ``execution/predict/uimap.py``)
     ui_map: Optional[Any] = None
+    #: the knowledge cards of this app on this device (``execution.knowledge.KnowledgeBase``)
+    knowledge: Optional[Any] = None
     _screenshot_fn: Optional[Callable[[], bytes]] = None
     _screenshot: Optional[bytes] = None
 
@@ -73,6 +77,8 @@ class Prediction:
     advance: bool
     #: the action follows a route the page did not state (scrolling to search, going back)
     deviation: bool = False
+    #: which kind of deviation (``verirank_core.execution_records.DeviationKind`` value)
+    deviation_kind: Optional[str] = None
     #: the step is already satisfied: nothing is sent to the device
     noop: bool = False
     #: the distilled control acted on, if any

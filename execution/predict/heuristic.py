@@ -36,6 +36,7 @@ episodes and threads at once.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
@@ -45,7 +46,7 @@ from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.match import Match, Matcher, lexical_score, normalise
 from execution.predict.steps import Intent, parse_step_in_context
 from verirank_core.execution_config import AgentConfig, HeuristicPredictorConfig
-from verirank_core.execution_records import Action, ActionType
+from verirank_core.execution_records import Action, ActionType, DeviationKind
 from execution.uicontext import UIContext
 
 __all__ = ["HeuristicPredictor", "KNOWN_APPS", "swipe_action"]
@@ -84,11 +85,15 @@ class _Act:
     control_id: Optional[int] = None
     deviation: bool = False
     expect_change: bool = True
+    #: ``DeviationKind`` value when ``deviation``
+    kind: Optional[str] = None
 
 
 @dataclass
 class _Satisfied:
     why: str
+    #: a ``DeviationKind`` value when satisfying the intent went beyond the page (a skipped step)
+    kind: Optional[str] = None
 
 
 @dataclass
@@ -104,12 +109,17 @@ class _State:
     typed: bool = False
     scrolls: int = 0
     search: dict[str, Any] = field(default_factory=dict)
+    #: knowledge: the device's title the current intent was mapped to (and the card's source)
+    renamed: Optional[tuple[str, str]] = None
+    #: reflection state of the current step: {"phase": "back"|"retry"|"done", "avoid": label}
+    reflection: dict[str, Any] = field(default_factory=dict)
 
     def reset_intent(self) -> None:
         self.entered = False
         self.typed = False
         self.scrolls = 0
         self.search = {}
+        self.renamed = None
 
 
 def _control_action(kind: ActionType, c: Control, why: str) -> Action:
@@ -168,6 +178,11 @@ class HeuristicPredictor(ActionPredictor):
         use_ui_map: bool = False,
         ui_map: Optional[str] = None,
         ui_map_max_actions: int = 8,
+        use_knowledge: bool = False,
+        knowledge: Optional[str] = None,
+        curiosity_threshold: float = 0.35,
+        use_reflection: bool = False,
+        skip_grouping_steps: bool = False,
     ):
         self.match_threshold = match_threshold
         self.use_embeddings = use_embeddings
@@ -178,6 +193,12 @@ class HeuristicPredictor(ActionPredictor):
         self.use_ui_map = use_ui_map
         self.ui_map = ui_map
         self.ui_map_max_actions = ui_map_max_actions
+        #: ask run_episode for the device's knowledge cards (knowledge: a configured cards file)
+        self.use_knowledge = use_knowledge
+        self.knowledge = knowledge
+        self.curiosity_threshold = curiosity_threshold
+        self.use_reflection = use_reflection
+        self.skip_grouping_steps = skip_grouping_steps
 
     @classmethod
     def from_config(cls, cfg: HeuristicPredictorConfig, agent: Optional[AgentConfig] = None) -> "HeuristicPredictor":
@@ -185,7 +206,10 @@ class HeuristicPredictor(ActionPredictor):
         maps = {}
         if agent is not None:
             maps = dict(use_ui_map=agent.use_ui_map, ui_map=agent.ui_map,
-                        ui_map_max_actions=agent.ui_map_max_actions)
+                        ui_map_max_actions=agent.ui_map_max_actions,
+                        use_knowledge=agent.use_knowledge, knowledge=agent.knowledge,
+                        curiosity_threshold=agent.curiosity_threshold,
+                        use_reflection=agent.use_reflection, skip_grouping_steps=agent.skip_grouping_steps)
         return cls(
             match_threshold=cfg.match_threshold, use_embeddings=cfg.use_embeddings,
             max_scrolls=cfg.max_scrolls, max_backs=cfg.max_backs, **maps,
@@ -194,7 +218,8 @@ class HeuristicPredictor(ActionPredictor):
     def __repr__(self) -> str:
         return (f"HeuristicPredictor(match_threshold={self.match_threshold}, "
                 f"use_embeddings={self.use_embeddings}, max_scrolls={self.max_scrolls}, "
-                f"max_backs={self.max_backs}, use_ui_map={self.use_ui_map})")
+                f"max_backs={self.max_backs}, use_ui_map={self.use_ui_map}, "
+                f"use_knowledge={self.use_knowledge}, use_reflection={self.use_reflection})")
 
     # --- the decision ---------------------------------------------------------
 
@@ -208,8 +233,29 @@ class HeuristicPredictor(ActionPredictor):
                 why = "; ".join(notes) if notes else "informational step: nothing to do"
                 return self._noop(ctx, why, matcher)
             intent = intents[st.pos]
-            result = self._plan(intent, ctx, st, matcher)
+            result = self._condition(intent, ctx, matcher)
+            if result is None:
+                result = self._knowledge(intent, ctx, st, matcher, before=True)
+            if result is None:
+                result = self._plan(intent, ctx, st, matcher)
+            for alt in intent.alternatives if result is None else ():
+                # "Tap Security or Security & location": any name the page offers is the page's word
+                if alt != intent.target:
+                    result = self._plan(dataclasses.replace(intent, target=alt, alternatives=()), ctx, st, matcher)
+                    if result is not None:
+                        break
+            if result is None and intent.condition:
+                result = _Satisfied(f"if {intent.condition}: {intent.describe()} is not on this screen; "
+                                    "the condition does not apply")
+            if result is None:
+                result = self._knowledge(intent, ctx, st, matcher, before=False)
+            if result is None:
+                result = self._expand(intent, ctx)
+            if result is None and st.pos == 0:
+                result = self._skip(intent, ctx, matcher)
             if isinstance(result, _Satisfied):
+                if result.kind == DeviationKind.SKIP.value:
+                    return self._noop(ctx, "; ".join(notes + [result.why]), matcher, kind=result.kind)
                 notes.append(result.why)
                 st.pos += 1
                 st.reset_intent()
@@ -219,17 +265,22 @@ class HeuristicPredictor(ActionPredictor):
             if result is None:
                 result = self._search(intent, ctx, st)
             if result is None:
+                result = self._reflect(intents, intent, ctx, st, matcher)
+            if result is None:
                 ctx.memory["stuck_reason"] = self._stuck_reason(intent, ctx, matcher)
                 return None
             if notes:
                 result.action.rationale = "; ".join(notes + [result.action.rationale])
             if result.done:
                 st.pending = st.pos + 1
+            retry = st.reflection.pop("retry_step", None)
             return Prediction(
                 action=result.action,
-                step_index=ctx.step_index,
+                # a reflection retry redoes an earlier step: it is recorded under that step
+                step_index=ctx.step_index if retry is None else retry,
                 advance=result.done and st.pos + 1 == len(intents),
                 deviation=result.deviation,
+                deviation_kind=result.kind if result.deviation else None,
                 control_id=result.control_id,
                 expect_change=result.expect_change,
                 model_ms=matcher.model_ms,
@@ -240,6 +291,7 @@ class HeuristicPredictor(ActionPredictor):
         if st.step != ctx.step_index:
             st.step, st.pos, st.pending = ctx.step_index, 0, None
             st.reset_intent()
+            st.reflection = {}
         elif st.pending is not None:
             last = ctx.history[-1] if ctx.history else None
             if last is not None and last.ok:
@@ -248,11 +300,11 @@ class HeuristicPredictor(ActionPredictor):
             st.pending = None
         return st
 
-    def _noop(self, ctx: PredictContext, why: str, matcher: Matcher) -> Prediction:
+    def _noop(self, ctx: PredictContext, why: str, matcher: Matcher, kind: Optional[str] = None) -> Prediction:
         return Prediction(
             action=Action(type=ActionType.WAIT, rationale=why),
             step_index=ctx.step_index, advance=True, noop=True, expect_change=False,
-            model_ms=matcher.model_ms,
+            deviation=kind is not None, deviation_kind=kind, model_ms=matcher.model_ms,
         )
 
     def _best(self, target: str, ui: UIContext, matcher: Matcher, roles=None, threshold=None):
@@ -274,7 +326,7 @@ class HeuristicPredictor(ActionPredictor):
                 # AndroidX's "Advanced" row lists the rows it hides: expand it, then tap the target
                 return _Act(_control_action(ActionType.CLICK, m.control,
                                             f"{intent.target!r} is hidden under {m.control.label!r}: expand it"),
-                            done=False, control_id=m.control.id, deviation=True)
+                            done=False, control_id=m.control.id, deviation=True, kind=DeviationKind.EXPAND.value)
             if m:
                 t = ActionType.CLICK if kind == "tap" else ActionType.LONG_PRESS
                 return _Act(_control_action(t, m.control, f"{kind} {m.control.label!r} (matches {intent.target!r}, {m.how} {m.score:.2f})"),
@@ -421,6 +473,179 @@ class HeuristicPredictor(ActionPredictor):
         return _Act(swipe_action(ui, direction, f"scroll {direction}", container),
                     done=not intent.target, expect_change=False)
 
+    # --- knowledge, skipped grouping steps, reflection ---------------------------------
+
+    @staticmethod
+    def _visible(title: str, ui: UIContext) -> Optional[Control]:
+        """The control spelled like ``title`` (a rename's exact title), if on screen."""
+        best, score = None, 0.0
+        for c in ui.controls:
+            if c.label and c.role != "scrollable":
+                s = lexical_score(title, c.label)
+                if s > score:
+                    best, score = c, s
+        return best if score >= 0.9 else None
+
+    def _knowledge(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher,
+                   before: bool) -> Union[_Act, _Satisfied, None]:
+        """Map the page's word to this device's title through a knowledge card (AppCards).
+
+        ``before``: the agent is unsure (curiosity above the threshold) and a card's title
+        is on screen: use it instead of a weak match. Otherwise (nothing matched): walk
+        the card's path toward the screen that shows the title.
+        """
+        kb = ctx.knowledge
+        target = intent.target
+        if kb is None or not self.use_knowledge or not target or intent.kind not in _ROUTABLE:
+            return None
+        ui = ctx.ui
+        if st.renamed is not None:
+            cards = [c for c in kb.lookup(target) if c.title == st.renamed[0]] or kb.lookup(target)
+        else:
+            cards = kb.lookup(target)
+        if not cards:
+            return None
+        if before and st.renamed is None:
+            from execution.knowledge import curiosity
+
+            scores = sorted((lexical_score(target, c.label) for c in ui.controls if c.label), reverse=True)
+            stalled = sum(1 for h in ctx.history if h.step_index == ctx.step_index and not h.noop)
+            cur = curiosity(scores[:2] + ([1.0] if ui.title and lexical_score(target, ui.title) >= 0.9 else []),
+                            stalled)
+            if cur.score < self.curiosity_threshold:
+                return None
+            why_cur = cur.describe()
+        else:
+            why_cur = "nothing matched" if st.renamed is None else "continuing a rename"
+        for card in cards:
+            shown = self._visible(card.title, ui) or (
+                ui.title and lexical_score(card.title, ui.title) >= 0.9)
+            if not shown and not (st.entered and st.renamed and st.renamed[0] == card.title):
+                continue
+            renamed = dataclasses.replace(intent, target=card.title)
+            result = self._plan(renamed, ctx, st, matcher)
+            if result is None:
+                continue
+            st.renamed = (card.title, card.source)
+            note = f"knowledge card: {target!r} is {card.title!r} on this device ({card.source}); {why_cur}"
+            if isinstance(result, _Satisfied):
+                return _Satisfied(f"{note}; {result.why}")
+            result.deviation, result.kind = True, DeviationKind.KNOWLEDGE.value
+            result.action.rationale = f"{note}; {result.action.rationale}"
+            return result
+        # A card's title that is not on screen is not followed into menus the page does not
+        # name (docs/agent.md, "verified"); the UI map (use_ui_map) may route there instead.
+        return None
+
+    @staticmethod
+    def _expand(intent: Intent, ctx: PredictContext) -> Optional[_Act]:
+        """The target is hidden in a collapsed section whose "Advanced" row lists it: expand it."""
+        target = intent.target or intent.value
+        if not target or intent.kind not in _ROUTABLE:
+            return None
+        for c in ctx.ui.controls:
+            if normalise(c.label) == "advanced" and c.summary:
+                listed = [t.strip() for t in c.summary.split(",")]
+                if any(lexical_score(target, t) >= 0.9 for t in listed):
+                    return _Act(_control_action(ActionType.CLICK, c, f"{target!r} is hidden under "
+                                                                   f"{c.label!r}: expand it"),
+                                done=False, control_id=c.id, deviation=True, kind=DeviationKind.EXPAND.value)
+        return None
+
+    _NOT_SEE_RE = re.compile(r"^(?:you )?(?:do not|don't|can't|cannot|do n't) (?:see|find)\s+(?:the |an? )?(.+)$",
+                             re.IGNORECASE)
+
+    def _condition(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Satisfied]:
+        """"If you don't see X, tap Y": satisfied without acting when X is on screen."""
+        if not intent.condition:
+            return None
+        m = self._NOT_SEE_RE.match(intent.condition.strip())
+        if m and self._best(m.group(1), ctx.ui, matcher, threshold=0.85):
+            return _Satisfied(f"{m.group(1)!r} is on screen, so 'if {intent.condition}' does not apply")
+        return None
+
+    def _next_target(self, ctx: PredictContext) -> Optional[str]:
+        nxt = ctx.step_index + 1
+        if nxt >= len(ctx.instructions):
+            return None
+        for it in parse_step_in_context(ctx.instructions, nxt):
+            if it.kind in _ROUTABLE and it.target:
+                return it.target
+        return None
+
+    def _skip(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Satisfied]:
+        """A grouping step ("Tap Display") whose item is missing while the next step's item is visible."""
+        if not self.skip_grouping_steps or intent.kind not in ("tap", "open"):
+            return None
+        if not intent.target and not intent.unnamed:
+            return None
+        nxt = self._next_target(ctx)
+        if not nxt:
+            return None
+        names = [nxt]
+        if ctx.knowledge is not None and self.use_knowledge:
+            names += ctx.knowledge.titles(nxt)
+        for name in names:
+            c = self._visible(name, ctx.ui)
+            if c is not None:
+                return _Satisfied(f"{intent.target or 'the unnamed item'!r} is not here but the next step's {c.label!r} is: "
+                                  f"skipping the grouping step", kind=DeviationKind.SKIP.value)
+        return None
+
+    def _reflect(self, intents: list[Intent], intent: Intent, ctx: PredictContext, st: _State,
+                 matcher: Matcher) -> Optional[_Act]:
+        """MobA-style reflection: the item is missing, so the previous tap probably went astray.
+
+        Go back along the recorded path to the screen of the last forward tap, then retry
+        the step that tap served with its runner-up control, once. The page's current step
+        checks the outcome: its item must then be found (or the episode stops).
+        """
+        if not self.use_reflection:
+            return None
+        r = st.reflection
+        phase = r.get("phase")
+        if phase is None:
+            last = next((h for h in reversed(ctx.history)
+                         if not h.noop and h.ok and h.changed and h.action.type == ActionType.CLICK
+                         and h.signature and h.signature != ctx.ui.signature), None)
+            if last is None:
+                st.reflection = {"phase": "done"}
+                return self._search(intent, ctx, st)
+            st.reflection = {"phase": "retry", "avoid": (last.action.target_label, last.action.target_bounds),
+                             "step": last.step_index, "signature": last.signature}
+            st.search = {"backs": self.max_backs}  # scroll the earlier screen, but no further backs
+            st.entered = False
+            return _Act(Action(type=ActionType.BACK,
+                               rationale=f"reflection: {intent.target or intent.kind!r} not found after tapping "
+                                         f"{last.action.target_label!r}; go back to that screen and retry"),
+                        done=False, deviation=True, kind=DeviationKind.REFLECTION.value)
+        if phase == "retry":
+            r["phase"] = "done"
+            st.search = {"backs": self.max_backs}
+            prev = r.get("step")
+            prev_intents = parse_step_in_context(ctx.instructions, prev) if prev is not None else []
+            avoid_label, avoid_bounds = r.get("avoid") or (None, None)
+            # the intent that tap served ("Hotspot & tethering" of a breadcrumb, not its last item)
+            targets = [it.target for it in prev_intents if it.target]
+            prev_target = max(targets, key=lambda t: lexical_score(t, avoid_label or ""), default=None)
+            if not prev_target:
+                return None
+            # the control tapped before (twins with the same label stay candidates)
+            ranked = [m for m in matcher.rank(prev_target, ctx.ui.controls)
+                      if m.control.role != "scrollable"
+                      and not (m.control.label == avoid_label and list(m.control.bounds) == list(avoid_bounds or []))]
+            if ranked and ranked[0].score >= self.match_threshold:
+                # the page's words fit the runner-up as well as the first pick: the agent erred,
+                # not the page (the judge credits the retry only at this threshold)
+                c = ranked[0].control
+                st.search = {}
+                st.reflection["retry_step"] = prev
+                return _Act(_control_action(ActionType.CLICK, c,
+                                            f"reflection: retry step {prev + 1} ({prev_target!r}) with "
+                                            f"{c.label!r} at {list(c.bounds)} instead of {avoid_label!r} at {avoid_bounds}"),
+                            done=False, control_id=c.id, deviation=True, kind=DeviationKind.REFLECTION.value)
+        return None
+
     # --- when the target is not on screen ------------------------------------------
 
     def _route(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
@@ -447,11 +672,12 @@ class HeuristicPredictor(ActionPredictor):
         st.search = {"map_actions": used + 1}
         if move.kind == "tap" and move.control is not None:
             return _Act(_control_action(ActionType.CLICK, move.control, move.why), done=False,
-                        control_id=move.control.id, deviation=True)
+                        control_id=move.control.id, deviation=True, kind=DeviationKind.UI_MAP.value)
         if move.kind == "scroll":
             return _Act(swipe_action(ctx.ui, "down", move.why, main_scrollable(ctx.ui)), done=False,
-                        deviation=True, expect_change=False)
-        return _Act(Action(type=ActionType.BACK, rationale=move.why), done=False, deviation=True)
+                        deviation=True, expect_change=False, kind=DeviationKind.UI_MAP.value)
+        return _Act(Action(type=ActionType.BACK, rationale=move.why), done=False, deviation=True,
+                    kind=DeviationKind.UI_MAP.value)
 
     def _search(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
         if intent.kind == "type" and "stuck_reason" in ctx.memory and intent.value is None:
@@ -467,7 +693,7 @@ class HeuristicPredictor(ActionPredictor):
             if container is not None and down < self.max_scrolls and not (down and last_unchanged):
                 sr["down"] = down + 1
                 return _Act(swipe_action(ctx.ui, "down", f"{what!r} not on screen: scroll down to look", container),
-                            done=False, deviation=True, expect_change=False)
+                            done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
             sr["phase"] = "up"
             last_unchanged = False
         if sr["phase"] == "up":
@@ -475,13 +701,16 @@ class HeuristicPredictor(ActionPredictor):
             if container is not None and up < sr.get("down", 0) - 1 and not (up and last_unchanged):
                 sr["up"] = up + 1
                 return _Act(swipe_action(ctx.ui, "up", f"{what!r} not found below: back to the top", container),
-                            done=False, deviation=True, expect_change=False)
+                            done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
             sr["phase"] = "back"
         backs = sr.get("backs", 0)
+        if self.use_reflection and not st.reflection and ctx.history:
+            return None  # reflection goes back first, along the recorded path (then this search resumes)
         if backs < self.max_backs:
             st.search = {"backs": backs + 1, "phase": "down"}
+            st.entered = False  # a new screen: "the target's own screen" no longer holds
             return _Act(Action(type=ActionType.BACK, rationale=f"{what!r} not on this screen: go back and look"),
-                        done=False, deviation=True)
+                        done=False, deviation=True, kind=DeviationKind.SEARCH.value)
         return None
 
     def _stuck_reason(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> str:

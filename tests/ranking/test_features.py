@@ -394,3 +394,19 @@ def test_llm_relevance_from_config_in_the_table(tmp_path):
         assert len(server.requests) == len(table) == 7
     f2 = dict(zip(table["url"], table["F2"]))
     assert f2["https://g.example/bt"] == 0.9 and f2["https://b.example/dark"] == 0.1
+
+
+def test_repairs_feature_counts_knowledge_reflection_and_half_skips_not_scrolls(tmp_path):
+    from ranking.features import repairs_norm
+
+    q, ext, exe, traj = _worked(tmp_path)
+    plain = exe.model_copy(update={"n_instructions": 3, "deviation_kinds": {"scroll": 3, "expand": 1}})
+    repaired = exe.model_copy(update={"n_instructions": 3,
+                                      "deviation_kinds": {"scroll": 3, "knowledge": 1, "skip": 1}})
+    assert repairs_norm(plain) == 0.0
+    assert repairs_norm(repaired) == pytest.approx(0.5)
+    many = exe.model_copy(update={"n_instructions": 1, "deviation_kinds": {"reflection": 2, "search": 1}})
+    assert repairs_norm(many) == 1.0  # clipped
+    f = compute_features(q, ext, repaired, traj, traj_dir=tmp_path, encoder=None,
+                         keywords=runs.WORKED_KEYWORDS, names=NO_F2)
+    assert f["n_repairs_norm"] == pytest.approx(0.5)

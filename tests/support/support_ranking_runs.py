@@ -64,6 +64,7 @@ WORKED_EXAMPLE_VALUES = {
     "F13": 0.225, "F14": 0.0, "F15": 0.5, "F16": 0.2075,
     "F17": 0.75, "F18": 1 / 3,
     "n_deviations_norm": 0.25,
+    "n_repairs_norm": 0.0,
 }
 
 
