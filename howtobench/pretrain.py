@@ -4,7 +4,7 @@
 Split (disjoint from the HowToBench test split): only tasks marked
 ``split: pretrain`` in ``datasets/howtobench/tasks/`` are used. They have
 their own goals and their own query phrasings, and their pages live on their
-own host (``pretrain.howtobench.example``); ``tests/bench`` checks that no
+own host (``pretrain.howtobench.example``); ``tests/howtobench`` checks that no
 query text, URL or instruction list is shared with the test split.
 
 For every query (a phrasing of a pretrain task) the builder writes candidate
