@@ -38,7 +38,7 @@ from typing import Literal, Optional
 
 from verirank_core.device import AppInfo, Device, DeviceInfo, Key
 from verirank_core.isolation import RestoreReport, SettingsSnapshot, restore_over_shell, snapshot_over_shell
-from verirank_core.errors import DeviceError
+from verirank_core.errors import AppNotInstalled, DeviceError
 
 log = logging.getLogger(__name__)
 
@@ -382,6 +382,8 @@ class AdbDevice(Device):
             return
         status, output = self.shell(
             f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1")
+        if status == 0 and "No activities found" in output:  # monkey's word for a missing package
+            raise AppNotInstalled(f"adb {self.serial}: {package} is not installed: {output.strip()}")
         if status != 0 or "Events injected: 1" not in output:
             raise DeviceError(f"adb {self.serial}: cannot launch {package}: {output.strip()}")
 

@@ -27,6 +27,7 @@ from typing import Any, Optional, Union
 
 from verirank_core.execution_config import AgentConfig, ExecutionConfig
 from verirank_core.device import Device
+from verirank_core.errors import AppNotInstalled
 from execution.distill import Control
 from execution.predict.base import Prediction
 from verirank_core.execution_records import Action, ActionType
@@ -148,7 +149,14 @@ class ExecutionProxy:
         methods = self._methods(action, control)
         before = ui.signature
         for i, method in enumerate(methods):
-            if not self._perform(device, out, method, action, control):
+            try:
+                performed = self._perform(device, out, method, action, control)
+            except AppNotInstalled as exc:
+                # the page named an app this device lacks: the action fails, the device stays in use
+                out.failure_reason = str(exc)
+                out.attempts.append({"method": method, "ok": False, "reason": out.failure_reason})
+                break
+            if not performed:
                 out.attempts.append({"method": method, "ok": False, "reason": "not applicable"})
                 continue
             if not self.verify_change:

@@ -20,7 +20,7 @@ from verirank_core.device import AppInfo, Device, DeviceInfo, Key
 from verirank_core.isolation import NAMESPACES, RestoreReport, SettingsSnapshot, diff_settings
 from phonesim.simulator import Simulator
 from phonesim.world import World, load_world
-from verirank_core.errors import DeviceError
+from verirank_core.errors import AppNotInstalled, DeviceError
 
 __all__ = ["SimDevice"]
 
@@ -110,7 +110,7 @@ class SimDevice(Device):
     def launch(self, package: str, activity: Optional[str] = None) -> None:
         with self._lock:
             if not self._sim().launch(package, activity):
-                raise DeviceError(f"{self.spec}: package {package!r} is not installed "
+                raise AppNotInstalled(f"{self.spec}: package {package!r} is not installed "
                                   f"(installed: {', '.join(sorted(self.simulator.packages))})")
 
     def force_stop(self, package: str) -> None:

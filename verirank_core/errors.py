@@ -11,6 +11,7 @@
     │   └── LLMOutputError     output did not validate after the bounded retries
     ├── ExecutionError         stage 2
     │   ├── DeviceError        a device disconnected or a command failed
+    │   ├── AppNotInstalled    the device is fine, but the app a step launches is not on it
     │   └── WorldError         a simulator world file is invalid
     └── RankingError           stage 3
         └── NotFittedError     predict() before fit()
@@ -34,6 +35,7 @@ __all__ = [
     "LLMOutputError",
     "ExecutionError",
     "DeviceError",
+    "AppNotInstalled",
     "WorldError",
     "RankingError",
     "NotFittedError",
@@ -87,6 +89,14 @@ class ExecutionError(VerirankError):
 
 class DeviceError(ExecutionError):
     """A device disconnected or a device command failed."""
+
+
+class AppNotInstalled(ExecutionError):
+    """A launch named a package the device does not have.
+
+    Not a ``DeviceError``: the device answered, so the page's action fails
+    (the page asked for an app this device lacks) and the device stays in use.
+    """
 
 
 class WorldError(ExecutionError):

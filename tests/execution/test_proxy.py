@@ -142,3 +142,17 @@ def test_from_config():
     cfg = ExecutionConfig.model_validate({"agent": {"proxy": {"fallbacks": ["long_press"], "settle_ms": 5}}})
     proxy = ExecutionProxy.from_config(cfg)
     assert tuple(proxy.fallbacks) == ("long_press",) and proxy.settle_ms == 5
+
+
+def test_launching_an_app_the_device_lacks_fails_the_action_not_the_device():
+    dev = SimDevice.open("video-app")
+    dev.reset("com.tubeview.android")
+    ui = _observe(dev)
+    launch = Prediction(action=Action(type=ActionType.LAUNCH, package="com.android.settings"), step_index=0,
+                        advance=True, expect_change=True)
+    out = ExecutionProxy().execute(dev, launch, ui)
+    assert not out.ok
+    assert "com.android.settings" in out.failure_reason and "not installed" in out.failure_reason
+    assert out.attempts == [{"method": "launch", "ok": False, "reason": out.failure_reason}]
+    # the device is still usable for the next step
+    assert dev.current_app().package == "com.tubeview.android"

@@ -11,7 +11,7 @@ from lxml import etree
 from verirank_core.device import AppInfo, Device
 from execution.devices import open_device
 from phonesim.device import SimDevice
-from verirank_core.errors import DeviceError, WorldError
+from verirank_core.errors import AppNotInstalled, DeviceError, WorldError
 
 
 def test_open_by_name_reports_world_versions():
@@ -67,8 +67,10 @@ def test_launch_errors_and_close():
     dev = open_device("sim:video-app")
     dev.launch("com.tubeview.android")
     assert dev.current_app().package == "com.tubeview.android"
-    with pytest.raises(DeviceError, match="not installed"):
+    # a missing app is the page's problem, not a broken device
+    with pytest.raises(AppNotInstalled, match="not installed") as missing:
         dev.launch("com.not.there")
+    assert not isinstance(missing.value, DeviceError)
     with pytest.raises(DeviceError, match="not installed"):
         dev.reset("com.not.there")
     with dev:
