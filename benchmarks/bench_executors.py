@@ -71,8 +71,11 @@ def _timed(tmp: Path, name: str, n_pages: int, *sets: str) -> tuple[float, dict]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer pages")
+    parser.add_argument("--pages", type=int, default=None,
+                        help="pages per run (default 96; a stage that lasts seconds is dominated by "
+                             "worker start-up, so use several hundred to see the steady-state speed-up)")
     args = parser.parse_args(argv)
-    n_pages = 24 if args.quick else 96
+    n_pages = args.pages or (24 if args.quick else 96)
     one, two = f"execution.devices=[sim:{WORLD}]", f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"
     with tempfile.TemporaryDirectory(prefix="bench-executors-") as tmp:
         # load the models in this process first, so that thread runs do not pay it; a worker
