@@ -382,7 +382,7 @@ class AdbDevice(Device):
             return
         status, output = self.shell(
             f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1")
-        if status == 0 and "No activities found" in output:  # monkey's word for a missing package
+        if "No activities found" in output:  # monkey's word for a missing package
             raise AppNotInstalled(f"adb {self.serial}: {package} is not installed: {output.strip()}")
         if status != 0 or "Events injected: 1" not in output:
             raise DeviceError(f"adb {self.serial}: cannot launch {package}: {output.strip()}")

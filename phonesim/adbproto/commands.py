@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from phonesim.adbproto.shellparse import STATUS_MARK, Pipeline, ShellSyntaxError, SimpleCommand, parse
 from phonesim.adbproto.vfs import VfsError, VirtualFS
 from verirank_core.device import Device, DeviceInfo
-from verirank_core.errors import DeviceError
+from verirank_core.errors import AppNotInstalled, DeviceError
 
 log = logging.getLogger(__name__)
 
@@ -521,8 +521,8 @@ class DeviceShell:
         started = time.monotonic()
         try:
             if self.device.launch(package) is False:  # type: ignore[func-returns-value]
-                raise DeviceError(f"{package} is not installed")
-        except DeviceError:
+                raise AppNotInstalled(f"{package} is not installed")
+        except (AppNotInstalled, DeviceError):
             io_.out(b"** No activities found to run, monkey aborted.\n")
             return 251
         ms = int((time.monotonic() - started) * 1000)

@@ -18,7 +18,7 @@ from support_adb import StubPhone, adb_host  # noqa: F401  (adb_host is a fixtur
 from execution.adb_device import AdbDevice, escape_input_text
 from phonesim.adb_server import AdbDeviceServer
 from execution.devices import open_device
-from verirank_core.errors import DeviceError
+from verirank_core.errors import AppNotInstalled, DeviceError
 
 REPO = Path(__file__).resolve().parents[2]
 WORLDS = REPO / "datasets/worlds"
@@ -184,8 +184,10 @@ def test_adb_device_info_launch_and_reset(adb_host, served):
     device.launch("com.android.settings", ".wifi.WifiSettings")
     app = device.current_app()
     assert (app.package, app.activity) == ("com.android.settings", ".wifi.WifiSettings")
-    with pytest.raises(DeviceError, match="com.example.absent"):
+    # a missing app is the page's failed action, as on the in-process simulator, not a broken device
+    with pytest.raises(AppNotInstalled, match="com.example.absent") as missing:
         device.launch("com.example.absent")
+    assert not isinstance(missing.value, DeviceError)
     phone.wifi = True
     device.reset()
     assert phone.wifi is False  # pm clear reached the device
