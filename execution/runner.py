@@ -33,6 +33,7 @@ import queue
 import shutil
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -44,7 +45,7 @@ from verirank_core.config import RunConfig
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl
 
 __all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job", "build_slot", "build_parts",
-           "choose_executor", "run_pool", "ExecuteStage"]
+           "choose_executor", "run_pool", "ExecuteStage", "warm_up_workers"]
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +264,36 @@ def spec_for(base_spec: str, job: Job, route_by_world: bool) -> str:
     return base_spec
 
 
-class DeviceSlot:
+class OneAtATime:
+    """The slot protocol of :func:`run_pool` for a slot that runs a page when it is collected.
+
+    A slot takes up to ``depth`` pages with ``submit(job, spec)`` and hands
+    back the oldest one's result with ``collect()`` (which raises
+    ``DeviceError`` when the device failed on it). ``dropped()`` says whether
+    the pages submitted after a failed one were lost with the device and must
+    be queued again; a slot that runs one page at a time never loses any.
+    """
+
+    depth = 1
+
+    def __init__(self) -> None:
+        self._submitted: deque[tuple[Job, str]] = deque()
+
+    def submit(self, job: Job, spec: str) -> None:
+        self._submitted.append((job, spec))
+
+    def collect(self) -> ExecutionResult:
+        job, spec = self._submitted.popleft()
+        return self.run(job, spec)
+
+    def dropped(self) -> bool:
+        return False
+
+    def run(self, job: Job, spec: str) -> ExecutionResult:
+        raise NotImplementedError
+
+
+class DeviceSlot(OneAtATime):
     """One device and the parts that drive it, in this process.
 
     The device is opened on first use and re-opened on another world (sim) or
@@ -271,6 +301,7 @@ class DeviceSlot:
     """
 
     def __init__(self, config: RunConfig, run_dir: Path, opener: Callable[[str], Any], parts: StageParts):
+        super().__init__()
         self.config = config
         self.run_dir = Path(run_dir)
         self.opener = opener
@@ -366,9 +397,9 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
             slot.close()
 
 
-#: imported once by the fork server, so that each worker process starts with them loaded
-#: (sentence-transformers alone takes seconds to import)
-PRELOAD = ["execution.runner", "execution.agent", "execution.predict", "execution.judge", "sentence_transformers"]
+#: imported once by the fork server, so that each worker process starts with the stage
+#: modules, sentence-transformers (seconds to import) and the MiniLM weights loaded
+PRELOAD = ["execution.worker_preload"]
 
 
 def _process_context() -> Any:
@@ -383,19 +414,56 @@ def _process_context() -> Any:
     return multiprocessing.get_context("spawn")
 
 
+def warm_up_workers(config: RunConfig, injected: bool = False) -> None:
+    """Start the fork server now if stage 2 will run in worker processes.
+
+    Its imports take seconds; started before stage 1, they overlap it instead
+    of delaying the first page.
+    """
+    try:
+        if choose_executor(config, injected) != "processes":
+            return
+    except ExecutionError:
+        return  # the stage itself reports it
+    ctx = _process_context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 class ProcessSlot:
     """A device slot in its own process: simulators are CPU-bound, so two cores run two.
 
     Only the config crosses the process boundary; the child builds its parts
     (and LLM client) with :func:`build_slot`. A child that dies counts as a
     failed device: the page goes back to the queue and a new child is started.
+
+    The slot keeps ``depth`` pages in the child's pipe, so the child starts the
+    next page while this process records the last one; otherwise each worker
+    would idle for a round trip per page, and two workers would not give two
+    times the pages.
     """
+
+    depth = 2
 
     def __init__(self, config: RunConfig, run_dir: Path):
         self.config_json = config.to_manifest()
         self.run_dir = str(run_dir)
         self.proc: Any = None
         self.conn: Any = None
+        self._submitted: deque[tuple[Job, str]] = deque()
+        self._dropped = False
+
+    def start(self) -> None:
+        """Start the child now (it is started on the first page otherwise).
+
+        A child that died with pages in its pipe is left for ``collect`` to report.
+        """
+        if self.proc is not None and not self.proc.is_alive() and not self._submitted:
+            self.close()
+        if self.proc is None:
+            self._start()
 
     def _start(self) -> None:
         ctx = _process_context()
@@ -432,18 +500,31 @@ class ProcessSlot:
             raise DeviceError(payload)
         return payload
 
-    def run(self, job: Job, spec: str) -> ExecutionResult:
-        if self.proc is None or not self.proc.is_alive():
-            self.close()
-            self._start()
+    def submit(self, job: Job, spec: str) -> None:
+        self._dropped = False
+        self.start()
+        self._submitted.append((job, spec))
         try:
             self.conn.send((job, spec))
-        except (OSError, BrokenPipeError) as exc:
-            self.close()
-            raise DeviceError(f"{spec}: the worker process is gone: {exc!r}") from exc
+        except (OSError, BrokenPipeError):
+            pass  # the child is gone: collect() finds out and says so
+
+    def collect(self) -> ExecutionResult:
+        job, spec = self._submitted.popleft()
         return ExecutionResult.parse(self._receive(f"running {job.url} on {spec}"))
 
+    def dropped(self) -> bool:
+        """Whether the pages submitted after the last failed one died with the child."""
+        return self._dropped
+
+    def run(self, job: Job, spec: str) -> ExecutionResult:
+        self.submit(job, spec)
+        return self.collect()
+
     def close(self) -> None:
+        if self._submitted:
+            self._submitted.clear()
+            self._dropped = True
         if self.conn is not None:
             try:
                 self.conn.send(None)
@@ -474,12 +555,13 @@ class _RayActor:
         self.slot.close()
 
 
-class RaySlot:
+class RaySlot(OneAtATime):
     """A device slot in a Ray actor (for users who outgrow one machine)."""
 
     def __init__(self, config: RunConfig, run_dir: Path, cpus: float):
         import ray
 
+        super().__init__()
         self.ray = ray
         self.make = lambda: ray.remote(num_cpus=cpus, max_restarts=0)(_RayActor).remote(
             config.to_manifest(), str(run_dir))
@@ -546,9 +628,11 @@ def run_pool(
     """Run ``jobs`` on one slot per device spec; every executor schedules pages here.
 
     A slot is driven by one thread of this process (the slot itself may live in
-    another process). A page whose device fails goes back to the queue, to a
-    slot it has not failed on while there is one, until ``max_attempts``; then
-    it is recorded as ``device_failed``.
+    another process) through the protocol of :class:`OneAtATime`; a slot in a
+    worker process holds two pages, so it never waits for this process. A page
+    whose device fails goes back to the queue, to a slot it has not failed on
+    while there is one, until ``max_attempts``; then it is recorded as
+    ``device_failed``.
     """
     specs = list(config.execution.devices)
     if not specs:
@@ -565,27 +649,47 @@ def run_pool(
         with lock:
             pending[0] -= 1
 
+    def next_job(index: int, wait: bool) -> Optional[Job]:
+        """The next page for slot ``index``, or None: the pool is done, or (``wait`` off) none is ready."""
+        while True:
+            with lock:
+                if pending[0] <= 0:
+                    return None
+            try:
+                job = todo.get(timeout=0.1) if wait else todo.get_nowait()
+            except queue.Empty:
+                if wait:
+                    continue
+                return None
+            # a page that failed on this device goes to another one when there is one
+            if index in job.avoid and len(job.avoid) < len(specs):
+                todo.put(job)
+                if not wait:
+                    return None
+                time.sleep(0.01)
+                continue
+            return job
+
     def work(index: int, base_spec: str) -> None:
         slot = None
+        inflight: deque[tuple[Job, str]] = deque()
         try:
             slot = make_slot()
             while True:
-                with lock:
-                    if pending[0] <= 0:
-                        return
+                # keep the slot fed; wait for a page only when it has none
+                while len(inflight) < slot.depth:
+                    job = next_job(index, wait=not inflight)
+                    if job is None:
+                        break
+                    job.attempts += 1
+                    spec = spec_for(base_spec, job, config.execution.route_by_world)
+                    slot.submit(job, spec)
+                    inflight.append((job, spec))
+                if not inflight:
+                    return
+                job, spec = inflight.popleft()
                 try:
-                    job = todo.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                # a page that failed on this device goes to another one when there is one
-                if index in job.avoid and len(job.avoid) < len(specs):
-                    todo.put(job)
-                    time.sleep(0.01)
-                    continue
-                job.attempts += 1
-                spec = spec_for(base_spec, job, config.execution.route_by_world)
-                try:
-                    result = slot.run(job, spec)
+                    result = slot.collect()
                 except DeviceError as exc:
                     job.failures.append(f"{spec}: {exc}")
                     job.avoid.add(index)
@@ -593,6 +697,11 @@ def run_pool(
                         done(_failed(job))
                     else:
                         todo.put(job)
+                    if slot.dropped():  # the pages behind it never ran: no attempt spent
+                        for lost, _ in inflight:
+                            lost.attempts -= 1
+                            todo.put(lost)
+                        inflight.clear()
                     continue
                 done(result)
         except BaseException as exc:  # a bug: stop the pool, keep what is saved
@@ -693,6 +802,9 @@ class ExecuteStage:
                                                                    "ray_num_cpus", "max_attempts"})
         uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
         return {"execution": execution, "llm": digest(cfg.llm) if uses_llm else None}
+
+    def warm_up(self, cfg: RunConfig) -> None:
+        warm_up_workers(cfg, injected=self.opener is not None)
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress: Callable[..., Any]) -> dict[str, int]:
         # the LLM client is built where it is used (build_slot), in a worker process too

@@ -92,6 +92,12 @@ class Encoder:
 _default: Optional[Encoder] = None
 
 
+def preload_model() -> None:
+    """Load the weights now, e.g. in a process that forks workers (they inherit them)."""
+    with _lock:
+        _model()
+
+
 def default_encoder() -> Encoder:
     """The process's shared encoder (and so its shared label cache)."""
     global _default

@@ -123,6 +123,8 @@ def run_stages(
 
     ``echo`` is told one line per stage, made by ``describe(name, outcome)``;
     ``before_stage(stage)`` is called before a stage runs (e.g. to log which code ran it).
+    A stage may have a ``warm_up(cfg)`` method: it is called for every stage that
+    will run before the first one starts, to start slow things in the background.
     """
     describe = describe or describe_outcome
     names = [s.name for s in stages]
@@ -134,16 +136,19 @@ def run_stages(
     if reuse:
         _check_append_only(run, stages, prints, pipeline, hint)
 
+    selected = list(stages) if until is None else list(stages)[:names.index(until) + 1]
+    reused = _reusable(run, selected, prints) if reuse else set()
+    for stage in selected:
+        if stage.name not in reused and hasattr(stage, "warm_up"):
+            stage.warm_up(cfg)  # e.g. start worker processes while the stages before it run
+
     out: dict[str, StageOutcome] = {}
-    ran_before = False
     for stage in stages:
-        previous = last_entry(run, stage.name)
-        if (reuse and not ran_before and "finished" in previous and "fingerprint" in previous
-                and not diff_settings(previous["fingerprint"], prints[stage.name])):
+        if stage.name in reused:
+            previous = last_entry(run, stage.name)
             out[stage.name] = StageOutcome("reused", previous.get("counts", {}))
             echo(describe(stage.name, out[stage.name]))
         else:
-            ran_before = True
             if before_stage is not None:
                 before_stage(stage)
             run.start_stage(stage.name, cfg.to_manifest(), pipeline=pipeline, fingerprint=prints[stage.name])
@@ -156,6 +161,21 @@ def run_stages(
             echo(describe(stage.name, outcome))
         if stage.name == until:
             break
+    return out
+
+
+def _reusable(run: RunDir, stages: Sequence[Stage], prints: dict[str, Any]) -> set[str]:
+    """The leading stages whose last run finished with the same fingerprint: they are not run again.
+
+    A stage after one that runs runs too, since its input may have changed.
+    """
+    out: set[str] = set()
+    for stage in stages:
+        previous = last_entry(run, stage.name)
+        if ("finished" not in previous or "fingerprint" not in previous
+                or diff_settings(previous["fingerprint"], prints[stage.name])):
+            break
+        out.add(stage.name)
     return out
 
 

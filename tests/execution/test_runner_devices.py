@@ -285,3 +285,31 @@ def test_a_killed_worker_process_loses_no_page(tmp_path: Path) -> None:
     execute_run(again, _config(f"execution.devices=[sim:{WORLD}]"))
     assert {u: (r["f4"], r["stop_reason"]) for u, r in rows.items()} == \
         {u: (r["f4"], r["stop_reason"]) for u, r in _rows(again).items()}
+
+
+def test_a_killed_worker_process_spends_an_attempt_only_on_the_page_it_was_running(tmp_path: Path) -> None:
+    """A worker holds a second page in its pipe; when it is killed that page never ran, so with one
+    attempt per page only the page in progress is device_failed and the other is run elsewhere."""
+    import multiprocessing
+    import os
+    import signal
+
+    pages = [GOOD, WRONG] * 100  # seconds of work: the kill lands mid-run even on a slow machine
+    run = _make_run(tmp_path / "run", pages)
+    config = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]", "execution.executor=processes",
+                     "execution.max_attempts=1")
+    thread, outcome = _run_in_background(run, config)
+
+    def workers() -> list:
+        return [p for p in multiprocessing.active_children() if p.name == "verirank-device" and p.is_alive()]
+
+    wait_until(lambda: len(_written(run)) >= 2 and len(workers()) == 2, 300, interval=0.02,
+               what="both worker processes at work")
+    os.kill(workers()[0].pid, signal.SIGKILL)
+    thread.join(600)
+    assert not thread.is_alive() and isinstance(outcome[0], dict), outcome
+    rows = _rows(run)
+    assert set(rows) == {f"http://site.test/p{i}" for i in range(len(pages))}
+    failed = [r for r in rows.values() if r["status"] == "device_failed"]
+    assert len(failed) == 1, [(r["url"], r["status"], r["reason"]) for r in failed]
+    assert "worker process died" in failed[0]["reason"]

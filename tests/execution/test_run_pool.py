@@ -1,0 +1,100 @@
+"""run_pool's scheduling with a slot that holds two pages, as a worker process does.
+
+The slot here is scripted (no device): it runs pages in the order they were
+submitted and can be told to "die" on a page, losing the page queued behind
+it, as a worker process killed mid-page does. Real worker processes are killed
+in ``test_runner_devices.py``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from verirank_core.config import load_config, parse_override
+from verirank_core.errors import DeviceError
+from verirank_core.execution_records import ExecutionResult, ExecutionStatus
+from execution.runner import Job, run_pool
+
+
+class ScriptedPipelinedSlot:
+    """Holds up to two pages; dies once on the URL in ``dies_on`` and drops what it held."""
+
+    depth = 2
+
+    def __init__(self, name: str, dies_on: set[str], log: list[tuple[str, str]]):
+        self.name, self.dies_on, self.log = name, dies_on, log
+        self.held: deque[Job] = deque()
+        self.lost = False
+        self.max_held = 0
+
+    def submit(self, job: Job, spec: str) -> None:
+        self.lost = False
+        self.held.append(job)
+        self.max_held = max(self.max_held, len(self.held))
+
+    def collect(self) -> ExecutionResult:
+        job = self.held.popleft()
+        self.log.append((self.name, job.url))
+        if job.url in self.dies_on:
+            self.dies_on.discard(job.url)
+            self.lost = bool(self.held)
+            self.held.clear()
+            raise DeviceError(f"{self.name} died on {job.url}")
+        return ExecutionResult(qid=job.qid, url=job.url, rank=job.rank, status=ExecutionStatus.EXECUTED,
+                               device=self.name, attempts=job.attempts)
+
+    def dropped(self) -> bool:
+        return self.lost
+
+    def close(self) -> None:
+        pass
+
+
+def _jobs(n: int) -> list[Job]:
+    return [Job(qid="q1", url=f"http://site.test/p{i}", rank=i + 1, query="q", instructions=["Open Settings"])
+            for i in range(n)]
+
+
+def _pool(n_pages: int, dies_on: set[str], *sets: str) -> tuple[dict[str, ExecutionResult], list, list]:
+    config = load_config(overrides=[parse_override(s) for s in
+                                    ("execution.devices=[sim:a, sim:b]", "execution.route_by_world=false", *sets)])
+    log: list[tuple[str, str]] = []
+    slots: list[ScriptedPipelinedSlot] = []
+    names = iter(["A", "B"])
+
+    def make_slot() -> ScriptedPipelinedSlot:
+        slots.append(ScriptedPipelinedSlot(next(names), dies_on, log))
+        return slots[-1]
+
+    results: list[ExecutionResult] = []
+    run_pool(_jobs(n_pages), config, make_slot, results.append)
+    by_url = {r.url: r for r in results}
+    assert len(by_url) == len(results), "a page was recorded twice"
+    return by_url, log, slots
+
+
+def test_every_page_is_recorded_once_and_slots_are_kept_fed() -> None:
+    results, log, slots = _pool(20, set())
+    assert set(results) == {f"http://site.test/p{i}" for i in range(20)}
+    assert all(r.status == ExecutionStatus.EXECUTED and r.attempts == 1 for r in results.values())
+    busy = [slot for slot in slots if sum(1 for name, _ in log if name == slot.name) >= 2]
+    assert busy and all(slot.max_held == 2 for slot in busy), "a slot should hold a second page while one runs"
+
+
+def test_a_page_lost_with_its_device_is_rerun_without_spending_an_attempt() -> None:
+    # one attempt per page: the page the device died on is device_failed, but the
+    # page queued behind it never ran, so it must still be run elsewhere
+    results, log, _ = _pool(12, {"http://site.test/p0"}, "execution.max_attempts=1")
+    assert results["http://site.test/p0"].status == ExecutionStatus.DEVICE_FAILED
+    assert "died on http://site.test/p0" in results["http://site.test/p0"].reason
+    others = {u: r for u, r in results.items() if u != "http://site.test/p0"}
+    assert len(others) == 11 and all(r.status == ExecutionStatus.EXECUTED for r in others.values())
+    assert all(r.attempts == 1 for r in others.values())
+
+
+def test_a_failed_page_is_retried_on_the_other_device() -> None:
+    results, log, _ = _pool(6, {"http://site.test/p0"}, "execution.max_attempts=2")
+    first = results["http://site.test/p0"]
+    assert first.status == ExecutionStatus.EXECUTED and first.attempts == 2
+    died_on = next(name for name, url in log if url == "http://site.test/p0")
+    assert first.device != died_on
