@@ -131,17 +131,9 @@ def run_job(data: Path, out: Path, queries: int, pages_per_query: int, executor:
 
 # --- 3. stage 2 variants -----------------------------------------------------------------------------
 
-def _fresh_caches() -> None:
-    """A new label cache (as a new run would have); the loaded model is kept."""
-    import verirank_core.embed as embed
-    from execution.predict import match
-
-    embed._default = None
-    match.lexical_score.cache_clear()
-
-
 def run_variant(job: Path, out: Path, screenshots: str, devices: int, executor: str,
                 scale: float = 0.5) -> dict[str, Any]:
+    from benchmarks.caches import fresh_caches
     from execution.runner import execute_run
     from verirank_core.config import load_config
 
@@ -150,7 +142,7 @@ def run_variant(job: Path, out: Path, screenshots: str, devices: int, executor: 
         "executor": executor, "screenshots": screenshots, "screenshot_scale": scale,
         "devices": [f"sim:{WORLD}"] * devices,
         "route_by_world": True}}])
-    _fresh_caches()
+    fresh_caches()
     started = time.perf_counter()
     execute_run(out, config)
     wall = time.perf_counter() - started
@@ -288,7 +280,8 @@ def _timed(fn) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke check")
-    parser.add_argument("--executor", default="threads", help="execution.executor for stage 2 (default threads)")
+    parser.add_argument("--executor", default="auto",
+                        help="execution.executor for stage 2 (default auto: processes for 2 sim devices)")
     parser.add_argument("--repeats", type=int, default=2, help="runs of each 1-device and 2-device variant")
     parser.add_argument("--skip-demo", action="store_true", help="leave out part 1")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")

@@ -82,7 +82,7 @@ def action_key(action: Action) -> tuple:
 def save_trajectory(out_dir: Path, trajectory: Trajectory) -> Path:
     """Write ``out_dir/trajectory.json`` atomically; returns its path."""
     path = Path(out_dir) / TRAJECTORY_FILE
-    atomic_write_json(path, trajectory.to_json_dict())
+    atomic_write_json(path, trajectory.to_json_dict(), compact=True)  # one per page: `jq .` reads it
     return path
 
 

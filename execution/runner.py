@@ -34,9 +34,10 @@ import shutil
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
 from verirank_core.extraction_records import Extraction, Query
@@ -361,6 +362,7 @@ def _one_thread_per_process() -> None:
 
 def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
     """A worker process: build a slot from the config, then run the pages the parent sends."""
+    import gc
     import traceback
 
     from verirank_core.config import RunConfig
@@ -369,6 +371,7 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
     slot = None
     try:
         slot = build_slot(RunConfig.model_validate(config_json), run_dir)
+        gc.freeze()  # what the slot loaded lives as long as the worker: keep collections small
         conn.send(("ready", None))
         while True:
             try:
@@ -779,10 +782,25 @@ def execute_run(
                     on_done(result)
 
         if todo:
-            run_pool(todo, config, make_slot, finish)
+            with _collector_ignores_what_is_loaded():
+                run_pool(todo, config, make_slot, finish)
     if bar is not None:
         bar.close()
     return counts
+
+
+@contextmanager
+def _collector_ignores_what_is_loaded() -> Iterator[None]:
+    """Hide the objects that exist now (torch, transformers, the world...) from the garbage collector
+    while pages run here: a full collection walks them all, a quarter of a second each time.
+    Worker processes do the same for good (``gc.freeze`` in ``execution.worker_preload``)."""
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class ExecuteStage:

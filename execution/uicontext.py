@@ -14,6 +14,8 @@ that is not a screen), never an lxml exception.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -75,27 +77,12 @@ class UIContext:
         ``screen_size`` defaults to the bounds of the largest root; ``package``
         defaults to the package of the first root node.
         """
-        roots = parse_hierarchy(xml)
-        nodes = [n for r in roots for n in r.iter()]
-        if screen_size is None:
-            w = max((r.bounds[2] for r in roots), default=0)
-            h = max((r.bounds[3] for r in roots), default=0)
-            screen_size = (w, h)
-        width, height = screen_size
+        parsed = _parse_cached(xml, screen_size)
+        roots, nodes, controls, title, signature, width, height = parsed
         if package is None:
             package = roots[0].package if roots else ""
-        controls = distill_controls(roots, width, height)
-        return cls(
-            width=width,
-            height=height,
-            package=package,
-            activity=activity,
-            roots=roots,
-            nodes=nodes,
-            controls=controls,
-            title=_guess_title(nodes, height),
-            signature=screen_signature(nodes, width, height),
-        )
+        return cls(width=width, height=height, package=package, activity=activity, roots=roots, nodes=nodes,
+                   controls=controls, title=title, signature=signature)
 
     def texts(self, limit: int = 200) -> list[str]:
         """Visible texts and descriptions in document order (deduplicated)."""
@@ -142,6 +129,44 @@ class UIContext:
             "controls": [c.to_json() for c in self.controls],
             "global_actions": list(GLOBAL_ACTIONS),
         }
+
+
+#: parsed screens by (dump, size): a verification job sees the same screens over and over
+#: (every page starts on the same home screen), and parsing is most of an agent step's cost.
+#: The parsed tree is shared, so nothing may change a cached node or control.
+_PARSED: "OrderedDict[tuple[str | bytes, Optional[tuple[int, int]]], tuple]" = OrderedDict()
+_PARSED_MAX = 128
+_parsed_lock = threading.Lock()
+
+
+def clear_parse_cache() -> None:
+    """Forget every parsed screen (benchmarks: start as a new process would)."""
+    with _parsed_lock:
+        _PARSED.clear()
+
+
+def _parse_cached(xml: str | bytes, screen_size: Optional[tuple[int, int]]) -> tuple:
+    key = (xml, screen_size)
+    with _parsed_lock:
+        hit = _PARSED.get(key)
+        if hit is not None:
+            _PARSED.move_to_end(key)
+            return hit
+    roots = parse_hierarchy(xml)
+    nodes = [n for r in roots for n in r.iter()]
+    if screen_size is None:
+        w = max((r.bounds[2] for r in roots), default=0)
+        h = max((r.bounds[3] for r in roots), default=0)
+        screen_size = (w, h)
+    width, height = screen_size
+    controls = distill_controls(roots, width, height)
+    parsed = (roots, nodes, controls, _guess_title(nodes, height), screen_signature(nodes, width, height),
+              width, height)
+    with _parsed_lock:
+        _PARSED[key] = parsed
+        while len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    return parsed
 
 
 def _on_screen(b: Bounds, width: int, height: int) -> bool:

@@ -23,6 +23,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator, TypeVar
 
@@ -61,8 +62,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+def atomic_write_json(path: Path, obj: Any, *, compact: bool = False) -> None:
+    """``obj`` as JSON, sorted keys; indented for people to read, or ``compact`` for files written
+    per item in bulk (json's fast encoder only runs without an indent: 3 ms a trajectory)."""
+    text = (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")) if compact
+            else json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True))
+    atomic_write_text(path, text + "\n")
 
 
 def _repair_torn_tail(path: Path) -> None:
@@ -119,11 +124,17 @@ def write_jsonl(path: Path, records: Iterable[Record]) -> int:
 class JsonlAppender:
     """Append records one whole line at a time, and know which keys are done.
 
-    Thread-safe, so a pool of workers can share one appender.
+    Thread-safe, so a pool of workers can share one appender. Each record is
+    flushed to the OS at once, so a killed process loses nothing; it is
+    fsynced at most every ``fsync_interval_s`` seconds and on close, so a power
+    cut loses at most the last second of records, which a resumed stage redoes.
+    (An fsync per record cost about 0.5 ms, a tenth of a simulated page.)
     """
 
-    def __init__(self, path: Path, record_type: type[R]):
+    def __init__(self, path: Path, record_type: type[R], fsync_interval_s: float = 1.0):
         self.path = Path(path)
+        self.fsync_interval_s = fsync_interval_s
+        self._synced = float("-inf")
         self.record_type = record_type
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _repair_torn_tail(self.path)
@@ -150,13 +161,18 @@ class JsonlAppender:
                 return False
             self._fh.write(line)
             self._fh.flush()
-            os.fsync(self._fh.fileno())
+            now = time.monotonic()
+            if now - self._synced >= self.fsync_interval_s:
+                os.fsync(self._fh.fileno())
+                self._synced = now
             self._done.add(key)
             return True
 
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
+                self._fh.flush()
+                os.fsync(self._fh.fileno())
                 self._fh.close()
 
     def __enter__(self) -> "JsonlAppender":

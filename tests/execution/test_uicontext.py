@@ -100,3 +100,23 @@ def test_signature_tracks_visible_state(shared_dir):
     summary = b.summary()
     assert summary["signature"] == b.signature
     assert "Delete all Timeline data from this device?" in summary["texts"]
+
+
+def test_a_screen_seen_again_is_parsed_once_but_each_context_is_its_own(shared_dir):
+    from execution import uicontext
+
+    xml = _dump(shared_dir, "trace_7_8.xml")
+    uicontext.clear_parse_cache()
+    a = UIContext.from_xml(xml, None, "com.example.a", "A")
+    b = UIContext.from_xml(xml, None, "com.example.b", "B")
+    assert a.nodes is b.nodes and a.controls is b.controls  # one parse
+    assert a is not b
+    a.package, a.activity = "changed", "changed"  # the agent sets these from the device
+    assert (b.package, b.activity) == ("com.example.b", "B")
+    assert UIContext.from_xml(xml).package == "com.google.android.apps.maps"  # default from the tree
+    # another screen size is another entry; the cache stays bounded
+    c = UIContext.from_xml(xml, (540, 960))
+    assert c.nodes is not a.nodes and (c.width, c.height) == (540, 960)
+    for i in range(uicontext._PARSED_MAX + 10):
+        UIContext.from_xml(xml + " " * i)
+    assert len(uicontext._PARSED) == uicontext._PARSED_MAX

@@ -93,3 +93,44 @@ def test_settings_added_later_do_not_block_a_resume():
     now = {"execution": {"max_steps": 28, "new_setting": True}, "features": {"names": ["F1"]}}
     assert diff_settings(then, now) == []
     assert diff_settings(then, {**now, "execution": {"max_steps": 5}}) == ["execution.max_steps: 28 then, 5 now"]
+
+
+class WarmUpRecorder(Appender):
+    """An Appender with a warm_up hook that records the order of calls."""
+
+    def __init__(self, name: str, events: list):
+        super().__init__(name)
+        self.events = events
+
+    def warm_up(self, cfg):
+        self.events.append(("warm_up", self.name))
+
+    def __call__(self, run, cfg, progress):
+        self.events.append(("run", self.name))
+        return super().__call__(run, cfg, progress)
+
+
+def test_warm_up_is_called_before_the_first_stage_for_each_stage_that_will_run(tmp_path):
+    run = RunDir(tmp_path)
+    events: list = []
+    stages = [WarmUpRecorder("a", events), WarmUpRecorder("b", events)]
+    run_stages(run, _cfg(), stages, reuse=True, echo=lambda line: None)
+    assert events == [("warm_up", "a"), ("warm_up", "b"), ("run", "a"), ("run", "b")]
+    # the same settings again: both are reused, so nothing is warmed up
+    events.clear()
+    run_stages(run, _cfg(), stages, reuse=True, echo=lambda line: None)
+    assert events == []
+    # an interrupted a runs again, and so does b after it: both are warmed up first
+    manifest = json.loads(run.manifest_path.read_text())
+    del manifest["stages"][0]["finished"]
+    run.manifest_path.write_text(json.dumps(manifest))
+    events.clear()
+    run_stages(run, _cfg(), stages, reuse=True, echo=lambda line: None)
+    assert events == [("warm_up", "a"), ("warm_up", "b"), ("run", "a"), ("run", "b")]
+
+
+def test_warm_up_skips_stages_after_until(tmp_path):
+    events: list = []
+    stages = [WarmUpRecorder("a", events), WarmUpRecorder("b", events)]
+    run_stages(RunDir(tmp_path), _cfg(), stages, until="a", echo=lambda line: None)
+    assert events == [("warm_up", "a"), ("run", "a")]

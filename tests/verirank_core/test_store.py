@@ -106,3 +106,25 @@ def test_manifest_records_config_versions_and_stages(tmp_path: Path) -> None:
     assert manifest["stages"][0]["stage"] == "fetch"
     assert manifest["stages"][0]["counts"] == {"ok": 5}
     assert "finished" in manifest["stages"][0]
+
+
+def test_appender_flushes_every_record_and_fsyncs_at_most_once_an_interval(tmp_path: Path, monkeypatch) -> None:
+    import verirank_core.store as store
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(store.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    path = tmp_path / "pages.jsonl"
+    app = JsonlAppender(path, Page, fsync_interval_s=3600)
+    for i in range(50):
+        app.append(_page(i))
+        # flushed at once: another reader (or a resume after a kill) sees every line
+        assert len(path.read_text().splitlines()) == i + 1
+    assert len(synced) == 1, "only the first record of the interval is fsynced"
+    app.close()
+    assert len(synced) == 2, "close fsyncs what is left"
+    every = JsonlAppender(tmp_path / "every.jsonl", Page, fsync_interval_s=0)
+    for i in range(5):
+        every.append(_page(i))
+    every.close()
+    assert len(synced) == 2 + 5 + 1
