@@ -83,6 +83,39 @@ def _timed(tmp: Path, name: str, n_pages: int, *sets: str) -> tuple[float, dict]
     return wall, rows
 
 
+def _reference_work(rounds: int) -> float:
+    """Pure Python with no I/O and nothing shared (JSON, dicts, regexes): what two cores give
+    to work that scales perfectly, on this machine, now."""
+    import re
+
+    started = time.perf_counter()
+    obj = {f"k{i}": [i, str(i), {"a": i * 1.5, "b": [str(j) for j in range(20)]}] for i in range(2000)}
+    digits = re.compile(r"\d+")
+    for _ in range(rounds):
+        back = json.loads(json.dumps(obj))
+        sorted(digits.sub("x", v[1]) + k for k, v in back.items())
+    return time.perf_counter() - started
+
+
+def _machine_ceiling(repeats: int) -> float:
+    """Median speed-up of 2 processes over 1 on :func:`_reference_work` (2 equal shares)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    ratios = []
+    with ctx.Pool(1) as one, ctx.Pool(2) as two:
+        one.map(_reference_work, [1])  # start-up out of the clock
+        two.map(_reference_work, [1, 1])
+        for _ in range(repeats):
+            started = time.perf_counter()
+            one.map(_reference_work, [60, 60])
+            serial = time.perf_counter() - started
+            started = time.perf_counter()
+            two.map(_reference_work, [60, 60])
+            ratios.append(serial / (time.perf_counter() - started))
+    return statistics.median(ratios)
+
+
 def _fresh_process(tmp: Path, name: str, n_pages: int, devices: str) -> float:
     """Wall seconds of ``verirank execute`` in a new interpreter."""
     run = _make_run(tmp / name, n_pages)
@@ -122,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             for label, devices in (("1 device", f"sim:{WORLD}"), ("2 devices", f"sim:{WORLD},sim:{WORLD}")):
                 fresh[f"{label}, {n_pages} pages"] = _fresh_process(Path(tmp), f"fresh-{len(fresh)}", n_pages, devices)
                 fresh[f"{label}, 2 pages"] = _fresh_process(Path(tmp), f"fresh-{len(fresh)}", 2, devices)
+    ceiling = _machine_ceiling(args.repeats)
     base_wall, base_rows = runs["1 device"]
     same = all(rows == base_rows for _, rows in runs.values())
     table = {name: {"wall_s": round(wall, 2), "pages_per_s": round(n_pages / wall, 2),
@@ -133,9 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     speedup = table["2 devices, processes"]["speedup_vs_1"]
     print(f"records identical apart from timings: {same}")
     print(f"2 devices in processes vs 1: x{speedup:.2f} (target >= {TARGET_SPEEDUP})")
+    print(f"this machine's ceiling now (pure Python, 2 processes vs 1, no I/O): x{ceiling:.2f}; "
+          f"the pipeline gets {speedup / ceiling:.0%} of it")
     record: dict = {"pages": n_pages, "repeats": args.repeats, "cpus": os.cpu_count(),
                     "load_avg": os.getloadavg()[0], "runs": table,
                     "walls_s": {k: [round(x, 2) for x in v] for k, v in walls.items()},
+                    "machine_ceiling": round(ceiling, 2), "share_of_ceiling": round(speedup / ceiling, 2),
                     "records_identical": same, "target_speedup": TARGET_SPEEDUP,
                     "met": speedup >= TARGET_SPEEDUP and same}
     if fresh:
