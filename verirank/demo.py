@@ -184,19 +184,28 @@ class SimExecuteStage:
 
         return ExecuteStage().fingerprint(cfg)
 
+    def _config(self, cfg: RunConfig, world: str) -> RunConfig:
+        cfg = cfg.model_copy(deep=True)
+        # every worker starts on some world and re-opens its simulator on each page's own world
+        cfg.execution.devices = [f"sim:{world}"] * self.devices
+        cfg.execution.route_by_world = True
+        if self.report:
+            cfg.execution.screenshots = "every_step"  # the report shows every step's screen
+        return cfg
+
+    def warm_up(self, cfg: RunConfig) -> None:
+        """Start stage 2's worker processes' fork server now (the worlds are not known yet)."""
+        from execution.runner import ExecuteStage
+
+        ExecuteStage().warm_up(self._config(cfg, "any"))
+
     def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
         from execution.runner import ExecuteStage
 
         worlds = [w for q in read_jsonl(run / "queries.jsonl", Query) if (w := (q.model_extra or {}).get("world"))]
         if not worlds:
             raise ConfigError(f"{self.data}/queries.jsonl names no `world`: the demo needs simulator worlds")
-        cfg = cfg.model_copy(deep=True)
-        # every worker starts on some world and re-opens its simulator on each page's own world
-        cfg.execution.devices = [f"sim:{worlds[0]}"] * self.devices
-        cfg.execution.route_by_world = True
-        if self.report:
-            cfg.execution.screenshots = "every_step"  # the report shows every step's screen
-        return ExecuteStage()(run, cfg, progress)
+        return ExecuteStage()(run, self._config(cfg, worlds[0]), progress)
 
 
 def model_label(name: str) -> str:

@@ -313,3 +313,21 @@ def test_a_killed_worker_process_spends_an_attempt_only_on_the_page_it_was_runni
     failed = [r for r in rows.values() if r["status"] == "device_failed"]
     assert len(failed) == 1, [(r["url"], r["status"], r["reason"]) for r in failed]
     assert "worker process died" in failed[0]["reason"]
+
+
+def test_warm_up_starts_the_fork_server_for_several_simulators(tmp_path: Path) -> None:
+    """``ExecuteStage.warm_up`` (called before stage 1) starts the fork server, so that its imports
+    overlap stages 1; and the demo's execute stage asks for it too."""
+    import multiprocessing.forkserver as forkserver
+    import os
+
+    from execution.runner import ExecuteStage
+    from verirank.demo import SimExecuteStage
+
+    ExecuteStage().warm_up(_config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"))
+    pid = forkserver._forkserver._forkserver_pid
+    assert pid is not None
+    os.kill(pid, 0)  # alive
+    demo_cfg = SimExecuteStage(2, tmp_path)._config(_config(), "any")
+    assert choose_executor(demo_cfg) == "processes"
+    assert choose_executor(SimExecuteStage(1, tmp_path)._config(_config(), "any")) == "threads"
