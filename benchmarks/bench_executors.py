@@ -178,16 +178,17 @@ def main(argv: list[str] | None = None) -> int:
     if fresh:
         w1, s1 = fresh[f"1 device, {n_pages} pages"], fresh["1 device, 2 pages"]
         w2, s2 = fresh[f"2 devices, {n_pages} pages"], fresh["2 devices, 2 pages"]
+        whole, without_startup = w1 / w2, (w1 - s1) / max(1e-9, w2 - s2)
         record["fresh_process"] = {
             "wall_s": {k: round(v, 2) for k, v in fresh.items()},
-            "speedup_whole_command": round(w1 / w2, 2),
-            "speedup_without_startup": round((w1 - s1) / max(1e-9, w2 - s2), 2),
+            "speedup_whole_command": round(whole, 2),
+            "speedup_without_startup": round(without_startup, 2),
         }
         print("fresh process (`verirank execute`):")
         for name, wall in fresh.items():
             print(f"  {name:24s} {wall:7.2f} s")
-        print(f"  2 devices vs 1: x{w1 / w2:.2f} for the whole command, "
-              f"x{(w1 - s1) / max(1e-9, w2 - s2):.2f} without the start-up (the 2-page runs)")
+        print(f"  2 devices vs 1: x{whole:.2f} for the whole command, "
+              f"x{without_startup:.2f} without the start-up (the 2-page runs)")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(record, indent=2) + "\n")
     return 0 if same else 1

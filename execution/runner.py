@@ -345,7 +345,7 @@ def build_slot(
     return DeviceSlot(config, Path(run_dir), opener or device_opener(config), parts)
 
 
-def _one_thread_per_process() -> None:
+def one_thread_per_process() -> None:
     """Keep a worker process's math libraries on one thread: the pool already fills the cores.
 
     Several processes that each start an OpenMP pool as wide as the machine
@@ -367,7 +367,7 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
 
     from verirank_core.config import RunConfig
 
-    _one_thread_per_process()
+    one_thread_per_process()
     slot = None
     try:
         slot = build_slot(RunConfig.model_validate(config_json), run_dir)
@@ -519,10 +519,6 @@ class ProcessSlot:
     def dropped(self) -> bool:
         """Whether the pages submitted after the last failed one died with the child."""
         return self._dropped
-
-    def run(self, job: Job, spec: str) -> ExecutionResult:
-        self.submit(job, spec)
-        return self.collect()
 
     def close(self) -> None:
         if self._submitted:

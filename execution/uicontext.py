@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from execution.distill import Control, distill_controls
@@ -78,11 +78,28 @@ class UIContext:
         defaults to the package of the first root node.
         """
         parsed = _parse_cached(xml, screen_size)
-        roots, nodes, controls, title, signature, width, height = parsed
-        if package is None:
-            package = roots[0].package if roots else ""
-        return cls(width=width, height=height, package=package, activity=activity, roots=roots, nodes=nodes,
-                   controls=controls, title=title, signature=signature)
+        return replace(parsed, package=parsed.package if package is None else package, activity=activity)
+
+    @classmethod
+    def _parse(cls, xml: str | bytes, screen_size: Optional[tuple[int, int]]) -> "UIContext":
+        roots = parse_hierarchy(xml)
+        nodes = [n for r in roots for n in r.iter()]
+        if screen_size is None:
+            w = max((r.bounds[2] for r in roots), default=0)
+            h = max((r.bounds[3] for r in roots), default=0)
+            screen_size = (w, h)
+        width, height = screen_size
+        return cls(
+            width=width,
+            height=height,
+            package=roots[0].package if roots else "",
+            activity=None,
+            roots=roots,
+            nodes=nodes,
+            controls=distill_controls(roots, width, height),
+            title=_guess_title(nodes, height),
+            signature=screen_signature(nodes, width, height),
+        )
 
     def texts(self, limit: int = 200) -> list[str]:
         """Visible texts and descriptions in document order (deduplicated)."""
@@ -134,7 +151,7 @@ class UIContext:
 #: parsed screens by (dump, size): a verification job sees the same screens over and over
 #: (every page starts on the same home screen), and parsing is most of an agent step's cost.
 #: The parsed tree is shared, so nothing may change a cached node or control.
-_PARSED: "OrderedDict[tuple[str | bytes, Optional[tuple[int, int]]], tuple]" = OrderedDict()
+_PARSED: "OrderedDict[tuple[str | bytes, Optional[tuple[int, int]]], UIContext]" = OrderedDict()
 _PARSED_MAX = 128
 _parsed_lock = threading.Lock()
 
@@ -145,23 +162,15 @@ def clear_parse_cache() -> None:
         _PARSED.clear()
 
 
-def _parse_cached(xml: str | bytes, screen_size: Optional[tuple[int, int]]) -> tuple:
+def _parse_cached(xml: str | bytes, screen_size: Optional[tuple[int, int]]) -> UIContext:
+    """The parsed screen for ``xml``; callers copy it (``dataclasses.replace``), never change it."""
     key = (xml, screen_size)
     with _parsed_lock:
         hit = _PARSED.get(key)
         if hit is not None:
             _PARSED.move_to_end(key)
             return hit
-    roots = parse_hierarchy(xml)
-    nodes = [n for r in roots for n in r.iter()]
-    if screen_size is None:
-        w = max((r.bounds[2] for r in roots), default=0)
-        h = max((r.bounds[3] for r in roots), default=0)
-        screen_size = (w, h)
-    width, height = screen_size
-    controls = distill_controls(roots, width, height)
-    parsed = (roots, nodes, controls, _guess_title(nodes, height), screen_signature(nodes, width, height),
-              width, height)
+    parsed = UIContext._parse(xml, screen_size)
     with _parsed_lock:
         _PARSED[key] = parsed
         while len(_PARSED) > _PARSED_MAX:

@@ -17,23 +17,20 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 
-for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+from execution.runner import one_thread_per_process
+
+one_thread_per_process()  # before torch is imported: its thread pool reads the environment
 
 import execution.agent  # noqa: E402,F401
 import execution.judge  # noqa: E402,F401
 import execution.predict  # noqa: E402,F401
-import execution.runner  # noqa: E402,F401
 
 try:
-    import torch
-
-    torch.set_num_threads(1)
     from verirank_core.embed import preload_model
 
     preload_model()
+    one_thread_per_process()  # torch is loaded now
 except Exception as exc:  # a worker loads (or fails on) the model itself, with its own error
     logging.getLogger(__name__).warning("fork server could not preload the embedding model: %s", exc)
 

@@ -195,9 +195,9 @@ class SimExecuteStage:
 
     def warm_up(self, cfg: RunConfig) -> None:
         """Start stage 2's worker processes' fork server now (the worlds are not known yet)."""
-        from execution.runner import ExecuteStage
+        from execution.runner import warm_up_workers
 
-        ExecuteStage().warm_up(self._config(cfg, "any"))
+        warm_up_workers(self._config(cfg, "any"))
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
         from execution.runner import ExecuteStage
