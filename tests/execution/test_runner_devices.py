@@ -118,6 +118,30 @@ def test_threads_and_processes_give_the_same_records_on_the_simulator(tmp_path: 
             assert [s["action"] for s in a["steps"]] == [s["action"] for s in b["steps"]]
 
 
+def test_the_workers_of_a_run_share_one_vector_cache_and_a_rerun_embeds_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import verirank_core.embed as embed
+
+    pages = [GOOD, WRONG, TAP_SWITCH, GOOD[:2]] * 2
+    first = _make_run(tmp_path / "first", pages)
+    execute_run(first, _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]", "execution.executor=processes"))
+    stored = first / "cache" / "vectors.sqlite"
+    assert stored.is_file()
+    # the labels the workers embedded are there for the next run that names the file
+    monkeypatch.setattr(embed, "_default", None)  # a new process: nothing in memory
+    again = _make_run(tmp_path / "again", pages)
+    execute_run(again, _config(f"execution.devices=[sim:{WORLD}]", f"execution.vector_cache={stored}"))
+    encoder = embed.default_encoder()
+    assert encoder.disk_hits > 0 and encoder.misses == 0
+    assert encoder.disk is None  # the stage let go of the file
+    # and the cache changes no verdict
+    monkeypatch.setattr(embed, "_default", None)
+    off = _make_run(tmp_path / "off", pages)
+    execute_run(off, _config(f"execution.devices=[sim:{WORLD}]", "execution.vector_cache=null"))
+    assert not (off / "cache").exists()
+    assert _rows(again) == _rows(off) == _rows(first)
+
+
 @pytest.mark.slow
 def test_threads_and_ray_give_the_same_records_over_adb(adb_host, serve, tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")  # an optional extra, not our code
