@@ -601,10 +601,14 @@ class RaySlot(OneAtATime):
             self.actor = None
 
 
-def choose_executor(config: RunConfig, injected: bool = False) -> str:
-    """The executor ``execution.executor`` names; ``auto`` = processes for several sim devices.
+def choose_executor(config: RunConfig, injected: bool = False, pages: Optional[int] = None) -> str:
+    """The executor ``execution.executor`` names; ``auto`` = processes for several sim devices,
+    unless fewer than ``execution.process_min_pages`` of them are to run.
 
-    Injected openers or parts live in this process, so they need threads.
+    Injected openers or parts live in this process, so they need threads. A
+    worker process starts with cold caches (label vectors, parsed screens, its
+    world), about 0.3 s of work; a simulated page costs 3-30 ms, so a short
+    job is done sooner in this process, where they are warm.
     """
     executor = config.execution.executor
     if injected and executor in ("processes", "ray"):
@@ -614,6 +618,8 @@ def choose_executor(config: RunConfig, injected: bool = False) -> str:
         return executor
     specs = list(config.execution.devices)
     if injected or len(specs) < 2 or not all(s.startswith("sim:") for s in specs):
+        return "threads"
+    if pages is not None and pages < config.execution.process_min_pages:
         return "threads"
     return "processes"
 
@@ -768,7 +774,8 @@ def execute_run(
             if appender.append(result):
                 on_done(result)
         todo = [j for j in jobs if not appender.done(j.key)]
-        executor = choose_executor(config, injected=opener is not None or parts_factory is not None)
+        executor = choose_executor(config, injected=opener is not None or parts_factory is not None,
+                                   pages=len(todo))
         if executor == "processes":
             make_slot: Callable[[], Any] = lambda: ProcessSlot(config, run.path)  # noqa: E731
         elif executor == "ray":
@@ -832,7 +839,7 @@ class ExecuteStage:
         # how many devices, which executor, how often to retry and which caches change the speed,
         # not the records
         execution = cfg.execution.model_dump(mode="json", exclude={
-            "devices", "executor", "ray_address", "ray_num_cpus", "max_attempts", "vector_cache",
+            "devices", "executor", "process_min_pages", "ray_address", "ray_num_cpus", "max_attempts", "vector_cache",
             "vector_cache_max_texts"})
         uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
         return {"execution": execution, "llm": digest(cfg.llm) if uses_llm else None}

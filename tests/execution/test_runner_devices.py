@@ -98,6 +98,12 @@ def test_auto_executor_uses_processes_for_several_simulators_and_threads_for_adb
     assert choose_executor(_config("execution.devices=[adb:a, adb:b]")) == "threads"
     # a device opener built in this process cannot cross into another one
     assert choose_executor(_config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"), injected=True) == "threads"
+    # a short job is done sooner in this process than by cold worker processes
+    two = f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"
+    assert choose_executor(_config(two), pages=199) == "threads"
+    assert choose_executor(_config(two), pages=200) == "processes"
+    assert choose_executor(_config(two, "execution.process_min_pages=0"), pages=1) == "processes"
+    assert choose_executor(_config(two, "execution.executor=processes"), pages=1) == "processes"
 
 
 def test_threads_and_processes_give_the_same_records_on_the_simulator(tmp_path: Path) -> None:

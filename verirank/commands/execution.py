@@ -20,8 +20,8 @@ def execute(
              "Repeat a spec to run several devices of the same kind in parallel.",
     ),
     executor: Optional[str] = typer.Option(
-        None, help="auto (default: a process per device for several sim: devices, else threads), "
-                   "threads, processes or ray."),
+        None, help="auto (default: a process per device for several sim: devices and at least "
+                   "execution.process_min_pages pages, else threads), threads, processes or ray."),
     predictor: Optional[str] = typer.Option(None, help="Action predictor: heuristic (default) or llm."),
     judge: Optional[str] = typer.Option(None, help="Judge for F4: heuristic (default) or llm."),
     max_steps: Optional[int] = typer.Option(None, help="Stop a trajectory after this many actions (default 28)."),
