@@ -422,14 +422,15 @@ def _process_context() -> Any:
     return multiprocessing.get_context("spawn")
 
 
-def warm_up_workers(config: RunConfig, injected: bool = False) -> None:
+def warm_up_workers(config: RunConfig, injected: bool = False, max_pages: Optional[int] = None) -> None:
     """Start the fork server now if stage 2 will run in worker processes.
 
     Its imports take seconds; started before stage 1, they overlap it instead
-    of delaying the first page.
+    of delaying the first page. ``max_pages``: at most that many pages will run
+    (when the caller knows), so a short job starts no fork server for nothing.
     """
     try:
-        if choose_executor(config, injected) != "processes":
+        if choose_executor(config, injected, pages=max_pages) != "processes":
             return
     except ExecutionError:
         return  # the stage itself reports it

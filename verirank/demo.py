@@ -194,10 +194,13 @@ class SimExecuteStage:
         return cfg
 
     def warm_up(self, cfg: RunConfig) -> None:
-        """Start stage 2's worker processes' fork server now (the worlds are not known yet)."""
+        """Start stage 2's worker processes' fork server now (the worlds are not known yet),
+        unless the benchmark has too few results for stage 2 to use processes."""
         from execution.runner import warm_up_workers
 
-        warm_up_workers(self._config(cfg, "any"))
+        serp = self.data / "serp.jsonl"
+        results = sum(1 for line in serp.open(encoding="utf-8") if line.strip()) if serp.is_file() else None
+        warm_up_workers(self._config(cfg, "any"), max_pages=results)
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
         from execution.runner import ExecuteStage

@@ -361,3 +361,21 @@ def test_warm_up_starts_the_fork_server_for_several_simulators(tmp_path: Path) -
     demo_cfg = SimExecuteStage(2, tmp_path)._config(_config(), "any")
     assert choose_executor(demo_cfg) == "processes"
     assert choose_executor(SimExecuteStage(1, tmp_path)._config(_config(), "any")) == "threads"
+
+
+def test_the_demo_starts_no_fork_server_for_a_benchmark_too_small_for_processes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing.forkserver as forkserver
+
+    from verirank.demo import SimExecuteStage
+
+    started: list[bool] = []
+    monkeypatch.setattr(forkserver, "ensure_running", lambda: started.append(True))
+    for rows, want in ((3, []), (250, [True])):
+        data = tmp_path / f"bench-{rows}"
+        data.mkdir()
+        (data / "serp.jsonl").write_text("".join(
+            json.dumps({"qid": "q1", "rank": i + 1, "url": f"http://x.test/{i}"}) + "\n" for i in range(rows)))
+        started.clear()
+        SimExecuteStage(2, data).warm_up(_config())
+        assert started == want, rows
