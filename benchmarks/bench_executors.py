@@ -71,16 +71,18 @@ def _make_run(path: Path, n_pages: int) -> Path:
     return path
 
 
-def _timed(tmp: Path, name: str, n_pages: int, *sets: str) -> tuple[float, dict]:
+def _timed(tmp: Path, name: str, n_pages: int, *sets: str) -> tuple[float, dict, float]:
+    """Wall seconds, the records without their timings, and a page's own mean time in ms
+    (``elapsed_s``: measured around the episode, in whichever process ran it)."""
     run = _make_run(tmp / name, n_pages)
     config = load_config(overrides=[parse_override(s) for s in sets])
     fresh_caches()  # as a worker process starts: every executor pays its own cold caches
     started = time.perf_counter()
     execute_run(run, config)
     wall = time.perf_counter() - started
-    rows = {r.url: {k: v for k, v in r.to_json_dict().items() if k != "elapsed_s"}
-            for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
-    return wall, rows
+    results = read_jsonl(run / "execution.jsonl", ExecutionResult)
+    rows = {r.url: {k: v for k, v in r.to_json_dict().items() if k != "elapsed_s"} for r in results}
+    return wall, rows, 1000 * statistics.fmean(r.elapsed_s or 0.0 for r in results)
 
 
 def _reference_work(rounds: int) -> float:
@@ -143,14 +145,16 @@ def main(argv: list[str] | None = None) -> int:
         _timed(Path(tmp), "warm-up-processes", 4, two, "execution.executor=processes")
         # executors take turns, so that a slow spell of a shared machine hits each of them
         walls: dict[str, list[float]] = {"1 device": [], "2 devices, threads": [], "2 devices, processes": []}
+        page_ms: dict[str, list[float]] = {name: [] for name in walls}
         rows: dict[str, dict] = {}
         for r in range(args.repeats):
             for name, sets in (("1 device", (one, "execution.executor=threads")),
                                ("2 devices, threads", (two, "execution.executor=threads")),
                                ("2 devices, processes", (two, "execution.executor=processes"))):
-                wall, rows[name] = _timed(Path(tmp), f"{name}-{r}".replace(" ", "_").replace(",", ""),
-                                          n_pages, *sets)
+                wall, rows[name], ms = _timed(Path(tmp), f"{name}-{r}".replace(" ", "_").replace(",", ""),
+                                              n_pages, *sets)
                 walls[name].append(wall)
+                page_ms[name].append(ms)
         runs = {name: (statistics.median(w), rows[name]) for name, w in walls.items()}
         fresh: dict[str, float] = {}
         if not args.skip_fresh:
@@ -171,10 +175,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"2 devices in processes vs 1: x{speedup:.2f} (target >= {TARGET_SPEEDUP})")
     print(f"this machine's ceiling now (pure Python, 2 processes vs 1, no I/O): x{ceiling:.2f}; "
           f"the pipeline gets {speedup / ceiling:.0%} of it")
+    # a page's own time, inside the process that ran it: how much two busy workers slow each other
+    own = {name: round(statistics.median(v), 3) for name, v in page_ms.items()}
+    slowdown = own["2 devices, processes"] / own["1 device"]
+    print(f"a page's own time (elapsed_s, median of runs): 1 device {own['1 device']:.2f} ms, "
+          f"each of 2 worker processes {own['2 devices, processes']:.2f} ms (x{slowdown:.2f}; "
+          f"2 / x{slowdown:.2f} = x{2 / slowdown:.2f} at best)")
     record: dict = {"pages": n_pages, "repeats": args.repeats, "cpus": os.cpu_count(),
                     "load_avg": os.getloadavg()[0], "runs": table,
                     "walls_s": {k: [round(x, 2) for x in v] for k, v in walls.items()},
                     "machine_ceiling": round(ceiling, 2), "share_of_ceiling": round(speedup / ceiling, 2),
+                    "page_own_ms": own, "page_own_slowdown_2_processes": round(slowdown, 2),
                     "records_identical": same, "target_speedup": TARGET_SPEEDUP,
                     "met": speedup >= TARGET_SPEEDUP and same}
     if fresh:
