@@ -122,7 +122,7 @@ class ExecutionConfig(_Section):
     executor: Literal["auto", "threads", "processes", "ray"] = "auto"
     #: ``auto`` runs several sim devices in processes only when at least this many pages are to
     #: run: each worker process first pays about 0.3 s of cold caches (docs/throughput.md)
-    process_min_pages: int = Field(200, ge=0)
+    process_min_pages: int = Field(80, ge=0)
     #: attempts per page across devices when a device fails mid-trajectory
     max_attempts: int = Field(3, ge=1, le=20)
     #: keep per-step XML dumps and screenshots in the trajectory folders (false: trajectory.json only)

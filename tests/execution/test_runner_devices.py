@@ -100,8 +100,8 @@ def test_auto_executor_uses_processes_for_several_simulators_and_threads_for_adb
     assert choose_executor(_config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"), injected=True) == "threads"
     # a short job is done sooner in this process than by cold worker processes
     two = f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"
-    assert choose_executor(_config(two), pages=199) == "threads"
-    assert choose_executor(_config(two), pages=200) == "processes"
+    assert choose_executor(_config(two), pages=79) == "threads"
+    assert choose_executor(_config(two), pages=80) == "processes"
     assert choose_executor(_config(two, "execution.process_min_pages=0"), pages=1) == "processes"
     assert choose_executor(_config(two, "execution.executor=processes"), pages=1) == "processes"
 
