@@ -28,6 +28,7 @@ devices, threads otherwise).
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import queue
 import shutil
@@ -221,6 +222,18 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Run
         attempts=job.attempts,
         elapsed_s=round(time.perf_counter() - started, 3),
     )
+
+
+def trajectory_saved(run_dir: Path, result: ExecutionResult) -> bool:
+    """Whether the trajectory a stored row names is there and whole (trajectory.json is written
+    without an fsync, so a power cut can lose it after its row was saved)."""
+    if not result.trajectory:
+        return True
+    try:
+        json.loads((run_dir / result.trajectory).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def extra_context(config: RunConfig) -> dict[str, Any]:
@@ -766,7 +779,8 @@ def execute_run(
         if bar is not None:
             bar.update(1)
 
-    with JsonlAppender(run / "execution.jsonl", ExecutionResult) as appender:
+    with JsonlAppender(run / "execution.jsonl", ExecutionResult,
+                       keep=lambda result: trajectory_saved(run.path, result)) as appender:
         already = sum(1 for ex in extractions if appender.done((ex.qid, ex.url)))
         counts["resumed"] = already
         if bar is not None:

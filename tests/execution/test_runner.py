@@ -149,6 +149,26 @@ def test_resume_after_a_kill_runs_only_the_missing_pages(tmp_path: Path) -> None
     assert rows[0].to_json_dict() == first  # the finished record was not redone
 
 
+def test_a_page_whose_trajectory_did_not_survive_runs_again_on_resume(tmp_path: Path) -> None:
+    """trajectory.json is written without an fsync: after a power cut a saved row may name an
+    empty or missing file. The resumed stage drops that row and runs the page again."""
+    run = _make_run(tmp_path, n_good=3)
+    cfg = _config(f"execution.devices=[sim:{WORLD}]")
+    execute_run(run, cfg)
+    before = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    (run / before["http://site.test/good0"].trajectory).write_bytes(b"")  # allocated, never written
+    (run / before["http://site.test/wrong"].trajectory).unlink()
+    counts = execute_run(run, cfg)
+    rows = read_jsonl(run / "execution.jsonl", ExecutionResult)
+    assert sorted(r.url for r in rows) == sorted(before)  # one row a page, none lost
+    assert counts["resumed"] == 3 and counts["executed"] == 2
+    after = {r.url: r for r in rows}
+    for url in ("http://site.test/good0", "http://site.test/wrong"):
+        assert json.loads((run / after[url].trajectory).read_text())["url"] == url
+        assert after[url].f4 == before[url].f4 and after[url].status == before[url].status
+    assert after["http://site.test/good1"].to_json_dict() == before["http://site.test/good1"].to_json_dict()
+
+
 def test_missing_extraction_is_a_clear_error(tmp_path: Path) -> None:
     from verirank_core.errors import ExecutionError
 

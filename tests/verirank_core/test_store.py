@@ -128,3 +128,28 @@ def test_appender_flushes_every_record_and_fsyncs_at_most_once_an_interval(tmp_p
         every.append(_page(i))
     every.close()
     assert len(synced) == 2 + 5 + 1
+
+
+def test_a_stored_record_that_keep_rejects_is_removed_so_its_item_runs_again(tmp_path: Path) -> None:
+    path = tmp_path / "pages.jsonl"
+    with JsonlAppender(path, Page) as app:
+        for i in range(4):
+            app.append(_page(i))
+    lost = {_page(1).key(), _page(3).key()}  # e.g. the files they name did not survive a power cut
+    with JsonlAppender(path, Page, keep=lambda rec: rec.key() not in lost) as app:
+        assert app.n_done == 2 and not app.done(_page(1).key()) and app.done(_page(2).key())
+        assert app.append(_page(1)) is True  # run again, stored once
+    rows = read_jsonl(path, Page)
+    assert [r.url for r in rows] == [_page(i).url for i in (0, 2, 1)]
+
+
+def test_a_non_durable_atomic_write_still_replaces_the_whole_file(tmp_path: Path, monkeypatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    path = tmp_path / "t.json"
+    atomic_write_json(path, {"a": 1}, durable=False)
+    atomic_write_json(path, {"a": 2}, compact=True, durable=False)
+    assert json.loads(path.read_text()) == {"a": 2} and synced == []
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+    atomic_write_json(path, {"a": 3})
+    assert len(synced) == 1
