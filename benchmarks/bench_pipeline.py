@@ -331,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         kept = tmp / "kept-vectors.sqlite"  # as when execution.vector_cache names one file for every run
         run_variant(tmp / "job", tmp / "variant", "final", 1, args.executor, vectors=kept)  # fills it
         ex = args.executor
-        plan = [("every_step full x1", "every_step", 1, 1.0, None, ex), ("every_step half x1", "every_step", 1, 0.5, None, ex)]
+        plan = [("every_step full x1", "every_step", 1, 1.0, None, ex),
+                ("every_step half x1", "every_step", 1, 0.5, None, ex)]
         plan += [("final x1", "final", 1, 0.5, None, ex), ("final x2", "final", 2, 0.5, None, ex),
                  # the other way auto could have gone (execution.process_min_pages)
                  ("final x2 threads", "final", 2, 0.5, None, "threads"),

@@ -854,8 +854,8 @@ class ExecuteStage:
         # how many devices, which executor, how often to retry and which caches change the speed,
         # not the records
         execution = cfg.execution.model_dump(mode="json", exclude={
-            "devices", "executor", "process_min_pages", "ray_address", "ray_num_cpus", "max_attempts", "vector_cache",
-            "vector_cache_max_texts"})
+            "devices", "executor", "process_min_pages", "ray_address", "ray_num_cpus", "max_attempts",
+            "vector_cache", "vector_cache_max_texts"})
         uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
         return {"execution": execution, "llm": digest(cfg.llm) if uses_llm else None}
 

@@ -117,8 +117,9 @@ class ExecutionConfig(_Section):
     judge: Literal["heuristic", "llm"] = "heuristic"
     max_steps: int = Field(28, ge=1, le=200)
     #: how device slots run: ``auto`` (processes when every device is ``sim:``, there are several
-    #: and at least ``process_min_pages`` pages to run, else threads), ``threads`` (adb devices wait on I/O), ``processes`` (one process
-    #: per device slot: simulators are CPU-bound), or ``ray`` (one actor per slot)
+    #: and at least ``process_min_pages`` pages to run, else threads), ``threads`` (adb devices
+    #: wait on I/O), ``processes`` (one process per device slot: simulators are CPU-bound), or
+    #: ``ray`` (one actor per slot)
     executor: Literal["auto", "threads", "processes", "ray"] = "auto"
     #: ``auto`` runs several sim devices in processes only when at least this many pages are to
     #: run: each worker process first pays about 0.3 s of cold caches (docs/throughput.md)
