@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from verirank_core.execution_records import ExecutionResult
 from benchmarks.caches import fresh_caches
@@ -107,23 +108,31 @@ def _reference_work(rounds: int) -> float:
     return time.perf_counter() - started
 
 
-def _machine_ceiling(repeats: int) -> float:
-    """Median speed-up of 2 processes over 1 on :func:`_reference_work` (2 equal shares)."""
+def _two_over_one(work: Callable[[Any], float], shares: Callable[[int], tuple[Any, Any]],
+                  warm: Callable[[int], Any], repeats: int) -> float:
+    """Median speed-up of 2 processes over 1 doing the same two shares of ``work``: ``shares(k)``
+    run one after the other, then ``shares(k + 1)`` side by side; ``warm(k)`` starts each pool out
+    of the clock. Every call gets its own ``k``, for work that writes files."""
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")
     ratios = []
     with ctx.Pool(1) as one, ctx.Pool(2) as two:
-        one.map(_reference_work, [1])  # start-up out of the clock
-        two.map(_reference_work, [1, 1])
-        for _ in range(repeats):
+        one.map(work, [warm(0)])
+        two.map(work, [warm(1), warm(2)])
+        for r in range(repeats):
             started = time.perf_counter()
-            one.map(_reference_work, [60, 60])
+            one.map(work, list(shares(2 * r)))
             serial = time.perf_counter() - started
             started = time.perf_counter()
-            two.map(_reference_work, [60, 60])
+            two.map(work, list(shares(2 * r + 1)))
             ratios.append(serial / (time.perf_counter() - started))
     return statistics.median(ratios)
+
+
+def _machine_ceiling(repeats: int) -> float:
+    """What two cores give to pure Python that scales perfectly (:func:`_reference_work`)."""
+    return _two_over_one(_reference_work, lambda k: (60, 60), lambda k: 1, repeats)
 
 
 def _page_files(args: tuple[str, int, bool]) -> float:
@@ -148,22 +157,19 @@ def _page_files(args: tuple[str, int, bool]) -> float:
 
 
 def _file_system_ceiling(repeats: int, pages: int = 2000) -> dict[str, float]:
-    """Median speed-up of 2 processes over 1 writing a page's files, with and without the fsync
-    of trajectory.json: what the file system gives to two workers on this machine, now."""
-    import multiprocessing
+    """What the file system gives to two workers writing a page's files, with and without the
+    fsync of trajectory.json."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="bench-files-") as tmp:
+        for label, fsync in (("with fsync", True), ("without fsync", False)):
+            def shares(k: int, label: str = label, fsync: bool = fsync) -> tuple[Any, Any]:
+                return (f"{tmp}/{label}-{k}a", pages // 2, fsync), (f"{tmp}/{label}-{k}b", pages // 2, fsync)
 
-    ctx = multiprocessing.get_context("spawn")
-    ratios: dict[str, list[float]] = {"with fsync": [], "without fsync": []}
-    with tempfile.TemporaryDirectory(prefix="bench-files-") as tmp, ctx.Pool(1) as one, ctx.Pool(2) as two:
-        one.map(_page_files, [(f"{tmp}/warm", 50, True)])
-        for r in range(repeats):
-            for label, fsync in (("with fsync", True), ("without fsync", False)):
-                serial = sum(one.map(_page_files, [(f"{tmp}/{r}{fsync}a", pages, fsync)]))
-                started = time.perf_counter()
-                two.map(_page_files, [(f"{tmp}/{r}{fsync}b", pages // 2, fsync),
-                                      (f"{tmp}/{r}{fsync}c", pages // 2, fsync)])
-                ratios[label].append(serial / (time.perf_counter() - started))
-    return {label: round(statistics.median(v), 2) for label, v in ratios.items()}
+            def warm(k: int, label: str = label, fsync: bool = fsync) -> Any:
+                return f"{tmp}/{label}-warm{k}", 50, fsync
+
+            out[label] = round(_two_over_one(_page_files, shares, warm, repeats), 2)
+    return out
 
 
 def _fresh_process(tmp: Path, name: str, n_pages: int, devices: str) -> float:

@@ -35,7 +35,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Optional
@@ -809,7 +809,9 @@ def execute_run(
                     on_done(result)
 
         if todo:
-            with _collector_ignores_what_is_loaded(), _run_vectors(config, run.path):
+            # pages run in this process only with threads; workers and actors open the cache themselves
+            here = _run_vectors(config, run.path) if executor == "threads" else nullcontext()
+            with _collector_ignores_what_is_loaded(), here:
                 run_pool(todo, config, make_slot, finish)
     if bar is not None:
         bar.close()

@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 
 from verirank_core.config import LLMConfig
 from verirank_core.errors import ConfigError, LLMError, LLMOutputError, StoreError
+from verirank_core.store import connect_shared_sqlite
 
 __all__ = [
     "LLMClient",
@@ -215,17 +216,12 @@ class ResponseCache:
     def __init__(self, path: Path | str):
         self.path = Path(path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            self._conn.execute(
+            self._conn = connect_shared_sqlite(
+                self.path,
                 "CREATE TABLE IF NOT EXISTS responses ("
                 " key TEXT PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL,"
                 " data TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,"
-                " completion_tokens INTEGER NOT NULL, created REAL NOT NULL)"
-            )
-            self._conn.commit()
+                " completion_tokens INTEGER NOT NULL, created REAL NOT NULL)")
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the LLM response cache {self.path}: {exc}") from exc
         self._lock = threading.Lock()

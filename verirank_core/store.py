@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import tempfile
 import threading
 import time
@@ -79,6 +80,25 @@ def atomic_write_json(path: Path, obj: Any, *, compact: bool = False, durable: b
     text = (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")) if compact
             else json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=True))
     atomic_write_text(path, text + "\n", durable=durable)
+
+
+def connect_shared_sqlite(path: Path, schema: str) -> sqlite3.Connection:
+    """Open (or create, with ``schema``) an SQLite file that threads and processes use at once.
+
+    One connection serves every thread of a process (callers hold a lock);
+    WAL mode lets other processes read while one writes, and a writer waits
+    up to 30 s for another. Raises OSError or sqlite3.Error for callers to word.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(schema)
+        conn.commit()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
 
 
 def _repair_torn_tail(path: Path) -> None:

@@ -19,6 +19,8 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
+from verirank_core.store import connect_shared_sqlite
+
 log = logging.getLogger(__name__)
 
 #: texts longer than this are page passages, rarely seen twice: not worth the disk
@@ -39,15 +41,10 @@ class VectorCache:
         self._lock = threading.Lock()
         self._conn: Optional[sqlite3.Connection] = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # a lost vector is embedded again: no fsync per write
-            conn.execute("CREATE TABLE IF NOT EXISTS vectors ("
-                         " model TEXT NOT NULL, text TEXT NOT NULL, vec BLOB NOT NULL,"
-                         " PRIMARY KEY (model, text))")
-            conn.commit()
-            self._conn = conn
+            self._conn = connect_shared_sqlite(self.path, "CREATE TABLE IF NOT EXISTS vectors ("
+                                               " model TEXT NOT NULL, text TEXT NOT NULL, vec BLOB NOT NULL,"
+                                               " PRIMARY KEY (model, text))")
+            self._conn.execute("PRAGMA synchronous=NORMAL")  # a lost vector is embedded again: no fsync a write
             self._trim()
         except (OSError, sqlite3.Error) as exc:
             self._disable(f"cannot open {self.path}: {exc}")
