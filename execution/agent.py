@@ -34,19 +34,24 @@ With a UI map (``ui_map=``, or found for the device when the predictor's
 repair a page's steps by following the map; those actions are deviations,
 and ``Trajectory.ui_map`` says which map was used (or why there was none).
 
-With ``out_dir`` the folder receives ``step_NNN.xml`` (the screen before
-action NNN), ``final.xml`` and ``trajectory.json`` (written atomically), and
-screenshots as ``screenshots`` says: ``every_step`` (``step_NNN.png`` and
-``final.png``), ``final`` (``final.png`` only) or ``none``. A screenshot the
-predictor asked for is saved in any mode (it is already taken). Each
-StepRecord's ``screenshot`` names its file or is null. Screenshots are stored
-at ``screenshot_scale`` of the screen (``Trajectory.screen_size``); action
-coordinates stay in device pixels. Without ``out_dir`` nothing touches the
-disk and screenshots are taken only if the predictor asks for one.
+With ``out_dir`` the folder receives ``trajectory.json`` (written
+atomically) and the screens: the dump before each action (``step_NNN.xml``),
+the last screen's dump (``final.xml``), and screenshots as ``screenshots``
+says: ``every_step`` (``step_NNN.png`` and ``final.png``), ``final``
+(``final.png`` only) or ``none``. A screenshot the predictor asked for is
+saved in any mode (it is already taken). With ``screens`` (a
+:class:`~execution.screen_store.ScreenStore`; stage 2 passes one on
+``<run>/screens``) the screens go there instead, one file per distinct content. Either way each StepRecord's ``xml`` and
+``screenshot`` name their file relative to ``out_dir``, or are null.
+Screenshots are stored at ``screenshot_scale`` of the screen
+(``Trajectory.screen_size``); action coordinates stay in device pixels.
+Without ``out_dir`` nothing touches the disk and screenshots are taken only
+if the predictor asks for one.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter, deque
 from pathlib import Path
@@ -57,6 +62,7 @@ from execution.predict.base import ActionPredictor, HistoryItem, PredictContext
 from execution.proxy import ExecutionProxy
 from verirank_core.execution_records import Action, StepRecord, StopReason, Trajectory
 from execution.safety import SafetyPolicy
+from execution.screen_store import ScreenStore
 from execution.uicontext import UIContext
 from verirank_core.errors import DeviceError, SchemaError, StoreError
 from verirank_core.screens import scaled_screenshot
@@ -142,6 +148,7 @@ def run_episode(
     knowledge: Any = None,
     screenshots: str = "every_step",
     screenshot_scale: float = 1.0,
+    screens: Optional[ScreenStore] = None,
 ) -> Trajectory:
     """Run ``instructions`` on ``device`` and return the recorded :class:`Trajectory`.
 
@@ -150,7 +157,7 @@ def run_episode(
     predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
     judge. ``screenshots`` (``every_step``, ``final``, ``none``) and
     ``screenshot_scale`` say which screenshots ``out_dir`` receives and at
-    what size. ``keep_screens`` earlier screenshots are offered to predictors
+    what size; ``screens`` shares them between episodes. ``keep_screens`` earlier screenshots are offered to predictors
     that want them. ``ui_map`` (an ``phonesim.worlds.UIMap``) is offered to
     the predictor; without one, a predictor with ``use_ui_map`` gets the
     device's map (:func:`execution.predict.uimap.ui_map_for_device`).
@@ -159,8 +166,10 @@ def run_episode(
     if screenshots not in SCREENSHOT_MODES:
         raise ValueError(f"screenshots must be one of {', '.join(SCREENSHOT_MODES)}, got {screenshots!r}")
     out = Path(out_dir) if out_dir is not None else None
+    files: Optional[_Files] = None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+        files = _Files(out, screens)
     safety = safety if safety is not None else SafetyPolicy()
     proxy = proxy if proxy is not None else ExecutionProxy()
     spec = getattr(device, "spec", "") or type(device).__name__
@@ -196,7 +205,7 @@ def run_episode(
             fields["screen_size"] = list(size)
             capture = _Capture(screenshots if out is not None else "none", screenshot_scale)
             stop, detail, last_ui, last_xml = _loop(
-                instructions, predictor, device, app, max_steps, out, safety, proxy,
+                instructions, predictor, device, app, max_steps, files, safety, proxy,
                 extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map, size, capture,
                 knowledge,
             )
@@ -210,13 +219,11 @@ def run_episode(
     if last_ui is not None:
         fields["final_controls"] = [c.to_json() for c in last_ui.controls]
         fields["final_screen"] = last_ui.summary()
-        if out is not None and last_xml is not None:
-            _write(out / "final.xml", last_xml.encode("utf-8"))
-            fields["final_xml"] = "final.xml"
+        if files is not None and last_xml is not None:
+            fields["final_xml"] = files.save("final.xml", last_xml.encode("utf-8"))
             if screenshots != "none":
                 try:
-                    _write(out / "final.png", scaled_screenshot(device, screenshot_scale))
-                    fields["final_screenshot"] = "final.png"
+                    fields["final_screenshot"] = files.save("final.png", scaled_screenshot(device, screenshot_scale))
                 except DeviceError:
                     pass
     kinds = Counter(s.deviation_kind or "other" for s in steps if s.deviation)
@@ -229,10 +236,26 @@ def run_episode(
     return trajectory
 
 
-def _write(path: Path, data: bytes) -> None:
-    """A step's evidence file: a plain write (an fsync per file cost ~5 ms a step). A killed run
-    leaves no trajectory.json, written atomically last, and the runner redoes that folder."""
-    path.write_bytes(data)
+class _Files:
+    """Where an episode's dumps and screenshots go: its own folder, or a shared screen store.
+
+    Plain writes (an fsync per file cost ~5 ms a step): a killed run leaves no
+    trajectory.json, written atomically last, and the runner redoes that page.
+    """
+
+    def __init__(self, out: Path, store: Optional[ScreenStore]):
+        self.out = out
+        self.store = store
+        # the store's folder as seen from the trajectory's, so that `out / name` finds the file
+        self.prefix = os.path.relpath(store.root, out) if store is not None else ""
+
+    def save(self, name: str, data: bytes) -> str:
+        """Keep one file (``step_NNN.xml``, ``final.png``...); returns its name relative to ``out``."""
+        if self.store is None:
+            (self.out / name).write_bytes(data)
+            return name
+        path = self.store.put(data, Path(name).suffix)
+        return f"{self.prefix}/{path.name}"
 
 
 class _Capture:
@@ -254,7 +277,7 @@ def _loop(
     device: Device,
     app: Optional[str],
     max_steps: int,
-    out: Optional[Path],
+    evidence: Optional[_Files],
     safety: SafetyPolicy,
     proxy: ExecutionProxy,
     extra: dict[str, Any],
@@ -309,9 +332,8 @@ def _loop(
 
         io_started = time.perf_counter()
         files: dict[str, str] = {}
-        if out is not None:
-            files["xml"] = f"step_{index:03d}.xml"
-            _write(out / files["xml"], xml.encode("utf-8"))
+        if evidence is not None:
+            files["xml"] = evidence.save(f"step_{index:03d}.xml", xml.encode("utf-8"))
             if capture.every_step:
                 screenshot()
         io_ms = (time.perf_counter() - io_started) * 1000
@@ -329,11 +351,10 @@ def _loop(
             reason = memory.pop("stuck_reason", None) or f"no action found for step {step_index + 1}"
             return StopReason.NO_ACTION, reason, ui, xml
         attributed = min(max(pred.step_index, 0), len(instructions) - 1)
-        if out is not None and "png" in shot:
+        if evidence is not None and "png" in shot:
             # taken for every_step, or by a predictor that looked at the screen: keep it
             io_started = time.perf_counter()
-            files["png"] = f"step_{index:03d}.png"
-            _write(out / files["png"], shot["png"])
+            files["png"] = evidence.save(f"step_{index:03d}.png", shot["png"])
             io_ms += (time.perf_counter() - io_started) * 1000
 
         # --- cycle check (the repeat is not executed)

@@ -46,6 +46,7 @@ from verirank_core.errors import DeviceError, ExecutionError
 from verirank_core.config import RunConfig
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl
 from verirank_core.vector_cache import cache_path_for
+from execution.screen_store import SCREENS_DIR, ScreenStore
 
 __all__ = ["Job", "plan_jobs", "page_id", "execute_run", "run_job", "build_slot", "build_parts",
            "choose_executor", "run_pool", "ExecuteStage", "warm_up_workers"]
@@ -170,8 +171,11 @@ def isolates(config: RunConfig, spec: str) -> bool:
     return mode == "on" or (mode == "auto" and spec.startswith("adb:"))
 
 
-def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: RunConfig) -> ExecutionResult:
+def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: RunConfig,
+            screens: Optional[ScreenStore] = None) -> ExecutionResult:
     """Run one page on one device and judge it. Raises DeviceError on device failure.
+
+    ``screens``: the slot's store of the run's screen files (default: a new one on ``run_dir``).
 
     With isolation on, the device's settings are recorded before the page and
     restored after it, so the next page finds the device as this one did.
@@ -193,6 +197,8 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Run
         cycle_repeats=config.execution.agent.cycle_repeats,
         extra_context=extra_context(config),
         screenshots=config.execution.screenshot_mode(), screenshot_scale=config.execution.screenshot_scale,
+        # one file per distinct screen, shared by the run's pages
+        screens=screens if screens is not None else ScreenStore(run_dir / SCREENS_DIR),
     )
     if traj.stop_reason == StopReason.DEVICE_ERROR:
         raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")
@@ -225,15 +231,19 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Run
 
 
 def trajectory_saved(run_dir: Path, result: ExecutionResult) -> bool:
-    """Whether the trajectory a stored row names is there and whole (trajectory.json is written
-    without an fsync, so a power cut can lose it after its row was saved)."""
+    """Whether the trajectory a stored row names is there and whole, with the screen files it
+    names (none is fsynced, so a power cut can lose them after the row was saved)."""
     if not result.trajectory:
         return True
+    path = run_dir / result.trajectory
     try:
-        json.loads((run_dir / result.trajectory).read_bytes())
-    except (OSError, ValueError):
+        data = json.loads(path.read_bytes())
+        names = [data.get("final_xml"), data.get("final_screenshot")]
+        for step in data.get("steps") or []:
+            names += [step.get("xml"), step.get("screenshot")]
+    except (OSError, ValueError, AttributeError):
         return False
-    return True
+    return all((path.parent / name).is_file() for name in dict.fromkeys(names) if isinstance(name, str))
 
 
 def extra_context(config: RunConfig) -> dict[str, Any]:
@@ -323,6 +333,7 @@ class DeviceSlot(OneAtATime):
         self.parts = parts
         self.device: Any = None
         self.spec: Optional[str] = None
+        self.screens = ScreenStore(self.run_dir / SCREENS_DIR)
 
     def run(self, job: Job, spec: str) -> ExecutionResult:
         try:
@@ -330,7 +341,7 @@ class DeviceSlot(OneAtATime):
                 self.close()
                 self.device = self.opener(spec)
                 self.spec = spec
-            return run_job(job, self.device, self.parts, self.run_dir, self.config)
+            return run_job(job, self.device, self.parts, self.run_dir, self.config, self.screens)
         except DeviceError:
             self.close()
             raise
@@ -665,17 +676,27 @@ def run_pool(
     specs = list(config.execution.devices)
     if not specs:
         raise ExecutionError("no devices configured: pass --devices sim:WORLD or adb:SERIAL")
-    todo: "queue.Queue[Job]" = queue.Queue()
+    todo: "queue.Queue[Optional[Job]]" = queue.Queue()
     for job in jobs:
         todo.put(job)
     pending = [len(jobs)]
     lock = threading.Lock()
     errors: list[BaseException] = []
 
+    def stop() -> None:
+        """The pool is done: wake every slot that waits for a page now, not at its next poll."""
+        with lock:
+            pending[0] = 0
+        for _ in specs:
+            todo.put(None)
+
     def done(result: ExecutionResult) -> None:
         finish(result)
         with lock:
             pending[0] -= 1
+            last = pending[0] == 0
+        if last:
+            stop()
 
     def next_job(index: int, wait: bool) -> Optional[Job]:
         """The next page for slot ``index``, or None: the pool is done, or (``wait`` off) none is ready."""
@@ -684,10 +705,13 @@ def run_pool(
                 if pending[0] <= 0:
                     return None
             try:
-                job = todo.get(timeout=0.1) if wait else todo.get_nowait()
+                # stop() wakes a waiting slot; the timeout is only a safety net
+                job = todo.get(timeout=1.0) if wait else todo.get_nowait()
             except queue.Empty:
                 if wait:
                     continue
+                return None
+            if job is None:
                 return None
             # a page that failed on this device goes to another one when there is one
             if index in job.avoid and len(job.avoid) < len(specs):
@@ -734,8 +758,7 @@ def run_pool(
                 done(result)
         except BaseException as exc:  # a bug: stop the pool, keep what is saved
             errors.append(exc)
-            with lock:
-                pending[0] = 0
+            stop()
         finally:
             if slot is not None:
                 slot.close()

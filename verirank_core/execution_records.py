@@ -7,8 +7,12 @@ file                                   record                  key
 ``trajectories/<qid>/<page_id>/trajectory.json``  :class:`Trajectory`  -
 =====================================  ======================  ==========
 
-A trajectory folder also holds ``step_NNN.png`` (screenshot before the step)
-and ``step_NNN.xml`` (the full uiautomator dump before the step).
+A step names its screen files relative to the trajectory folder: the full
+uiautomator dump before the step (``xml``) and, when screenshots were saved,
+the screenshot (``screenshot``). Stage 2 keeps them once per distinct screen
+in ``<run>/screens/`` (``../../../screens/<hash>.xml``); a trajectory written
+by ``run_episode`` without a screen store has ``step_NNN.xml`` and
+``step_NNN.png`` in its own folder.
 """
 
 from __future__ import annotations

@@ -169,6 +169,32 @@ def test_a_page_whose_trajectory_did_not_survive_runs_again_on_resume(tmp_path: 
     assert after["http://site.test/good1"].to_json_dict() == before["http://site.test/good1"].to_json_dict()
 
 
+def test_a_page_whose_screens_did_not_survive_runs_again_on_resume(tmp_path: Path) -> None:
+    """The shared screen files are not fsynced either: a saved row whose trajectory names a lost
+    screen is dropped on resume, and exactly the pages that named it run again."""
+    run = _make_run(tmp_path, n_good=3)
+    cfg = _config(f"execution.devices=[sim:{WORLD}]")
+    execute_run(run, cfg)
+    before = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+
+    def screens_of(row: ExecutionResult) -> set[str]:
+        traj = json.loads((run / row.trajectory).read_text())
+        return {Path(n).name for n in [traj["final_xml"], *(s["xml"] for s in traj["steps"])] if n}
+
+    named = {url: screens_of(row) for url, row in before.items() if row.trajectory}
+    # a screen that some executed pages saw and others did not
+    lost = next(name for name in sorted(set().union(*named.values()))
+                if 0 < sum(name in s for s in named.values()) < len(named))
+    (run / "screens" / lost).unlink()
+    counts = execute_run(run, cfg)
+    rerun = {url for url, s in named.items() if lost in s}
+    assert counts["executed"] == len(rerun) and counts["resumed"] == len(before) - len(rerun)
+    after = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    assert sorted(after) == sorted(before) and (run / "screens" / lost).is_file()
+    for url in rerun:
+        assert after[url].f4 == before[url].f4 and after[url].status == before[url].status
+
+
 def test_missing_extraction_is_a_clear_error(tmp_path: Path) -> None:
     from verirank_core.errors import ExecutionError
 
@@ -203,16 +229,27 @@ def test_the_screenshot_setting_reaches_every_trajectory(tmp_path: Path, mode: s
     execute_run(run, _config(f"execution.devices=[sim:{WORLD}]", f"execution.screenshots={mode}"))
     rows = [r for r in read_jsonl(run / "execution.jsonl", ExecutionResult) if r.status == ExecutionStatus.EXECUTED]
     assert len(rows) == 3
+    named: list[str] = []
     for row in rows:
         folder = (run / row.trajectory).parent
         traj = json.loads((run / row.trajectory).read_text())
-        pngs = sorted(p.name for p in folder.glob("*.png"))
         steps = [s["screenshot"] for s in traj["steps"]]
         assert traj["screenshots"] == mode and traj["screenshot_scale"] == 0.5 and len(traj["screen_size"]) == 2
+        # the page's folder holds its trajectory; its screens are in the run's shared store
+        assert [p.name for p in folder.iterdir()] == ["trajectory.json"]
         if mode == "every_step":
-            assert steps == [f"step_{i:03d}.png" for i in range(len(steps))] and pngs == sorted(steps + ["final.png"])
+            assert all(s is not None for s in steps) and traj["final_screenshot"]
         else:
-            assert steps == [None] * len(steps) and pngs == (["final.png"] if mode == "final" else [])
+            assert steps == [None] * len(steps)
+            assert (traj["final_screenshot"] is not None) == (mode == "final")
+        for name in steps + [traj["final_screenshot"]] + [s["xml"] for s in traj["steps"]] + [traj["final_xml"]]:
+            if name is not None:
+                assert (folder / name).resolve().parent == (run / "screens").resolve() and (folder / name).is_file()
+                named.append(name)
+    with_png = {n for n in named if n.endswith(".png")}
+    assert (mode == "none") == (not with_png)
+    # three pages on one world see the same launcher and Settings screens: each is stored once
+    assert len(set(named)) < len(named) and len(list((run / "screens").iterdir())) == len(set(named))
 
 
 def test_an_llm_judge_always_gets_every_step() -> None:

@@ -19,7 +19,7 @@ from verirank_core.execution_records import Action
 from verirank_core.errors import StoreError
 from verirank.report.annotate import annotate, highlight
 from verirank.report.collect import ReportData
-from verirank.report.evidence import evidence_file, page_evidence
+from verirank.report.evidence import FINAL_SHOT, evidence_file, page_evidence, step_shot
 from verirank.report.render import Shot
 
 log = logging.getLogger(__name__)
@@ -45,12 +45,13 @@ def _jobs(data: ReportData, assets: Path) -> list[_Job]:
             screen_w = traj.screen_size[0] if traj.screen_size else None
             for step in traj.steps:
                 if step.screenshot:
-                    jobs.append(((page.anchor, step.screenshot), folder / step.screenshot,
-                                 assets / page.anchor / step.screenshot,
+                    name = step_shot(step.index)
+                    jobs.append(((page.anchor, name), folder / step.screenshot,
+                                 _copy_path(assets / page.anchor, name, step.screenshot),
                                  partial(_draw_action, action=step.action, ok=step.ok, screen_w=screen_w)))
             if traj.final_screenshot:
-                jobs.append(((page.anchor, traj.final_screenshot), folder / traj.final_screenshot,
-                             assets / page.anchor / traj.final_screenshot,
+                jobs.append(((page.anchor, FINAL_SHOT), folder / traj.final_screenshot,
+                             _copy_path(assets / page.anchor, FINAL_SHOT, traj.final_screenshot),
                              partial(_draw_action, action=None, ok=True, screen_w=screen_w)))
             if page.verified:
                 for ev in page_evidence(traj):
@@ -58,9 +59,16 @@ def _jobs(data: ReportData, assets: Path) -> list[_Job]:
                                                ("effect", ev.effect_shot, ev.effect_bounds)):
                         if shot:
                             name = evidence_file(ev.step, kind)
-                            jobs.append(((page.anchor, name), folder / shot, assets / page.anchor / name,
+                            jobs.append(((page.anchor, name), folder / shot, _copy_path(assets / page.anchor, name, shot),
                                          partial(_draw_box, bounds=bounds, label=ev.label or "", screen_w=screen_w)))
     return jobs
+
+
+def _copy_path(folder: Path, name: str, source: str) -> Path:
+    """Where the drawn copy of ``source`` goes: named by what it shows (``step_002.png``) and by its
+    source file, so that a page run again over screens stored earlier gets fresh copies."""
+    stem = Path(source).stem
+    return folder / (name if stem == Path(name).stem else f"{Path(name).stem}-{stem[:12]}.png")
 
 
 def _draw_action(src: Path, dest: Path, *, action: Optional[Action], ok: bool, screen_w: Optional[int]):

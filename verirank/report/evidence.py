@@ -54,6 +54,16 @@ class StepEvidence:
     note: str = ""
 
 
+def step_shot(index: int) -> str:
+    """Asset name of the screenshot before action ``index`` (its own drawing: the same screen seen
+    twice, stored once by stage 2, gets a copy per action)."""
+    return f"step_{index:03d}.png"
+
+
+#: asset name of the final screen's screenshot
+FINAL_SHOT = "final.png"
+
+
 def evidence_file(step: int, kind: str) -> str:
     """Asset name of one evidence image (``kind``: matched or effect)."""
     return f"evidence_{step + 1:02d}_{kind}.png"

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from verirank_core.execution_records import ExecutionStatus, StepRecord
 from verirank.report.annotate import action_caption
 from verirank.report.collect import PageView, QueryView, ReportData
-from verirank.report.evidence import evidence_file, page_evidence
+from verirank.report.evidence import FINAL_SHOT, evidence_file, page_evidence, step_shot
 from verirank.report.style import CSS
 
 __all__ = ["Shot", "Shots", "render_html"]
@@ -335,7 +335,7 @@ def _trajectory_block(page: PageView, shots: Shots) -> str:
         return ""
     figures = [_step_figure(page, s, shots) for s in traj.steps]
     if traj.final_screenshot:
-        shot = shots.get((page.anchor, traj.final_screenshot))
+        shot = shots.get((page.anchor, FINAL_SHOT))
         if shot:
             caption = f"<b>final screen</b><br>stopped: {_e(traj.stop_reason.value)}"
             figures.append(f'<figure class="shot final">{_img(shot, "final screen")}'
@@ -370,7 +370,7 @@ def _step_figure(page: PageView, step: StepRecord, shots: Shots) -> str:
         extras.append("step done")
     caption = (f"<b>#{step.index + 1}</b> {_e(action_caption(step.action))}{instruction}{status}"
                + (f'<br><span class="muted">{_e(", ".join(extras))}</span>' if extras else ""))
-    shot = shots.get((page.anchor, step.screenshot or ""))
+    shot = shots.get((page.anchor, step_shot(step.index))) if step.screenshot else None
     image = _img(shot, action_caption(step.action)) if shot else '<p class="muted small">no screenshot</p>'
     css = "shot" + ("" if step.ok else " failed")
     return f'<figure class="{css}">{image}<figcaption>{caption}</figcaption></figure>'
