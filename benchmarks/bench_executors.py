@@ -23,7 +23,7 @@ every run must be the same apart from timings (checked here). Two parts:
 
 Beside them, the same run measures what this machine gives to two processes
 now: pure Python with no I/O (``machine_ceiling``), and the files a page
-writes, with and without the fsync of trajectory.json
+writes, a file per step (as before the screen store) or into the store
 (``file_system_ceiling``); and a page's own time (``elapsed_s``) on one
 device and in each of two workers.
 
@@ -136,37 +136,40 @@ def _machine_ceiling(repeats: int) -> float:
 
 
 def _page_files(args: tuple[str, int, bool]) -> float:
-    """The files a page writes with ``save_screens`` (5 dumps and a screenshot, plain writes, then
-    trajectory.json atomically), ``n`` times under ``folder``; seconds."""
+    """The files a page writes with ``save_screens``, ``n`` times under ``folder``; seconds.
+    ``per_step``: as before the screen store (5 dumps, the final dump and screenshot in the page's
+    folder); else as now (the screens go to a shared store, where they are already). Then
+    trajectory.json, atomically and without an fsync, either way."""
+    from execution.screen_store import ScreenStore
     from verirank_core.store import atomic_write_bytes
 
-    folder, n, fsync = args
-    data = bytes(range(256)) * 80  # 20 kB, about a dump
+    folder, n, per_step = args
+    screens = [bytes([k]) * 20_000 for k in range(7)]  # about a dump each; the same screens every page
+    store = ScreenStore(Path(folder) / "screens")
     started = time.perf_counter()
     for i in range(n):
         page = Path(folder) / f"p{i}"
         page.mkdir(parents=True)
-        for k in range(5):
-            (page / f"step_{k:03d}.xml").write_bytes(data)
-        (page / "final.png").write_bytes(data)
-        if fsync:
-            atomic_write_bytes(page / "trajectory.json", data[:10_000])
-        else:
-            (page / "trajectory.json").write_bytes(data[:10_000])
+        for k, data in enumerate(screens):
+            if per_step:
+                (page / f"step_{k:03d}.xml").write_bytes(data)
+            else:
+                store.put(data, ".xml")
+        atomic_write_bytes(page / "trajectory.json", screens[0][:10_000], durable=False)
     return time.perf_counter() - started
 
 
 def _file_system_ceiling(repeats: int, pages: int = 2000) -> dict[str, float]:
-    """What the file system gives to two workers writing a page's files, with and without the
-    fsync of trajectory.json."""
+    """What the file system gives to two workers writing a page's files, a file per step or
+    into the screen store."""
     out = {}
     with tempfile.TemporaryDirectory(prefix="bench-files-") as tmp:
-        for label, fsync in (("with fsync", True), ("without fsync", False)):
-            def shares(k: int, label: str = label, fsync: bool = fsync) -> tuple[Any, Any]:
-                return (f"{tmp}/{label}-{k}a", pages // 2, fsync), (f"{tmp}/{label}-{k}b", pages // 2, fsync)
+        for label, per_step in (("file per step", True), ("screen store", False)):
+            def shares(k: int, label: str = label, per_step: bool = per_step) -> tuple[Any, Any]:
+                return (f"{tmp}/{label}-{k}a", pages // 2, per_step), (f"{tmp}/{label}-{k}b", pages // 2, per_step)
 
-            def warm(k: int, label: str = label, fsync: bool = fsync) -> Any:
-                return f"{tmp}/{label}-warm{k}", 50, fsync
+            def warm(k: int, label: str = label, per_step: bool = per_step) -> Any:
+                return f"{tmp}/{label}-warm{k}", 50, per_step
 
             out[label] = round(_two_over_one(_page_files, shares, warm, repeats), 2)
     return out
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"this machine's ceiling now (pure Python, 2 processes vs 1, no I/O): x{ceiling:.2f}; "
           f"the pipeline gets {speedup / ceiling:.0%} of it")
     print(f"the file system now, a page's files written by 2 processes vs 1: "
-          f"x{files['with fsync']:.2f} with the fsync of trajectory.json, x{files['without fsync']:.2f} without")
+          f"x{files['file per step']:.2f} with a file per step, x{files['screen store']:.2f} with the screen store")
     # a page's own time, inside the process that ran it: how much two busy workers slow each other
     own = {name: round(statistics.median(v), 3) for name, v in page_ms.items()}
     slowdown = own["2 devices, processes"] / own["1 device"]

@@ -493,7 +493,9 @@ class ProcessSlot:
 
         A child that died with pages in its pipe is left for ``collect`` to report.
         """
-        if self.proc is not None and not self.proc.is_alive() and not self._submitted:
+        # is_alive() polls the child (several system calls): only when no page is in its pipe,
+        # which holds one while the slot runs at full depth
+        if self.proc is not None and not self._submitted and not self.proc.is_alive():
             self.close()
         if self.proc is None:
             self._start()
