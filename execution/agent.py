@@ -41,8 +41,9 @@ says: ``every_step`` (``step_NNN.png`` and ``final.png``), ``final``
 (``final.png`` only) or ``none``. A screenshot the predictor asked for is
 saved in any mode (it is already taken). With ``screens`` (a
 :class:`~execution.screen_store.ScreenStore`; stage 2 passes one on
-``<run>/screens``) the screens go there instead, one file per distinct content. Either way each StepRecord's ``xml`` and
-``screenshot`` name their file relative to ``out_dir``, or are null.
+``<run>/screens``) the screens go there instead, one file per distinct
+content. Either way each StepRecord's ``xml`` and ``screenshot`` name their
+file relative to ``out_dir``, or are null.
 Screenshots are stored at ``screenshot_scale`` of the screen
 (``Trajectory.screen_size``); action coordinates stay in device pixels.
 Without ``out_dir`` nothing touches the disk and screenshots are taken only
@@ -157,8 +158,8 @@ def run_episode(
     predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
     judge. ``screenshots`` (``every_step``, ``final``, ``none``) and
     ``screenshot_scale`` say which screenshots ``out_dir`` receives and at
-    what size; ``screens`` shares them between episodes. ``keep_screens`` earlier screenshots are offered to predictors
-    that want them. ``ui_map`` (an ``phonesim.worlds.UIMap``) is offered to
+    what size; ``screens`` shares them between episodes. ``keep_screens``
+    earlier screenshots are offered to predictors that want them. ``ui_map`` (an ``phonesim.worlds.UIMap``) is offered to
     the predictor; without one, a predictor with ``use_ui_map`` gets the
     device's map (:func:`execution.predict.uimap.ui_map_for_device`).
     """

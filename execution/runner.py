@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import queue
 import shutil
 import threading
@@ -230,9 +231,12 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Run
     )
 
 
-def trajectory_saved(run_dir: Path, result: ExecutionResult) -> bool:
+def trajectory_saved(run_dir: Path, result: ExecutionResult, present: Optional[set[str]] = None) -> bool:
     """Whether the trajectory a stored row names is there and whole, with the screen files it
-    names (none is fsynced, so a power cut can lose them after the row was saved)."""
+    names (none is fsynced, so a power cut can lose them after the row was saved).
+
+    ``present``: files already found, shared across the rows of one check (pages share screens).
+    """
     if not result.trajectory:
         return True
     path = run_dir / result.trajectory
@@ -243,13 +247,20 @@ def trajectory_saved(run_dir: Path, result: ExecutionResult) -> bool:
             names += [step.get("xml"), step.get("screenshot")]
     except (OSError, ValueError, AttributeError):
         return False
-    return all((path.parent / name).is_file() for name in dict.fromkeys(names) if isinstance(name, str))
+    found = present if present is not None else set()
+    for name in dict.fromkeys(names):
+        if not isinstance(name, str):
+            continue
+        file = os.path.normpath(path.parent / name)
+        if file not in found:
+            if not os.path.isfile(file):
+                return False
+            found.add(file)
+    return True
 
 
 def extra_context(config: RunConfig) -> dict[str, Any]:
     """Credentials for the predictor, read from the environment at run time."""
-    import os
-
     creds = {name: os.environ[var] for name, var in config.execution.credentials_env.items() if var in os.environ}
     return {"credentials": creds} if creds else {}
 
@@ -376,7 +387,6 @@ def one_thread_per_process() -> None:
     Several processes that each start an OpenMP pool as wide as the machine
     oversubscribe it, and their spinning threads slow every page severalfold.
     """
-    import os
     import sys
 
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -804,8 +814,9 @@ def execute_run(
         if bar is not None:
             bar.update(1)
 
+    present: set[str] = set()  # screen files found while checking the stored rows
     with JsonlAppender(run / "execution.jsonl", ExecutionResult,
-                       keep=lambda result: trajectory_saved(run.path, result)) as appender:
+                       keep=lambda result: trajectory_saved(run.path, result, present)) as appender:
         already = sum(1 for ex in extractions if appender.done((ex.qid, ex.url)))
         counts["resumed"] = already
         if bar is not None:

@@ -20,9 +20,10 @@ own temporary file and renames it into place, and the content is the same.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from pathlib import Path
+
+from verirank_core.store import atomic_write_bytes
 
 __all__ = ["ScreenStore", "SCREENS_DIR"]
 
@@ -58,10 +59,9 @@ class ScreenStore:
         if path.exists():
             self.reused += 1
         else:
-            self.root.mkdir(parents=True, exist_ok=True)
-            tmp = self.root / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-            tmp.write_bytes(data)
-            os.replace(tmp, path)  # another process storing the same bytes meanwhile is harmless
+            # a temporary file renamed into place: another process storing the same bytes meanwhile
+            # is harmless; no fsync (resume checks that the files a trajectory names are there)
+            atomic_write_bytes(path, data, durable=False)
             self.written += 1
         with self._lock:
             if len(self._known) >= self.remember:

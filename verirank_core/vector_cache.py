@@ -123,7 +123,7 @@ class VectorCache:
 
 
 def cache_path_for(run_dir: Path | str, cache_path: Optional[str]) -> Optional[Path]:
-    """``embedding.cache_path`` resolved: relative paths are under the run, ``None`` is off."""
+    """``execution.vector_cache`` resolved: relative paths are under the run, ``None`` is off."""
     if not cache_path:
         return None
     path = Path(cache_path).expanduser()
