@@ -97,8 +97,11 @@ def bench_demo(tmp: Path, quick: bool, code: Path = ROOT, name: str = "demo") ->
     if done.returncode:
         raise SystemExit(f"verirank demo failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     stages = _stage_seconds(out)
-    trajs = list(out.glob("trajectories/**/trajectory.json"))
-    steps = [s for t in trajs for s in json.loads(t.read_text())["steps"]]
+    # trajectories.jsonl now; a file per page in the code before
+    log = out / "trajectories.jsonl"
+    texts = log.read_text("utf-8").splitlines() if log.exists() else []
+    texts += [t.read_text("utf-8") for t in out.glob("trajectories/**/trajectory.json")]
+    steps = [s for t in texts if t.strip() for s in json.loads(t)["steps"]]
     with_shot = sum(1 for s in steps if s.get("screenshot"))
     return {"command": " ".join(cmd[1:]), "wall_s": round(wall, 2), "stages": stages,
             "steps": len(steps), "steps_with_screenshot": with_shot}
@@ -178,13 +181,15 @@ def summarise(out: Path, wall: float) -> dict[str, Any]:
     """pages/s and the per-step split of the stage-2 run in ``out`` that took ``wall`` seconds."""
     from verirank_core.execution_records import ExecutionResult, ExecutionStatus
     from verirank_core.store import read_jsonl
+    from verirank_core.trajectories import RunTrajectories
 
     results = read_jsonl(out / "execution.jsonl", ExecutionResult)
     executed = [r for r in results if r.status == ExecutionStatus.EXECUTED]
     split = {"device": [], "model": [], "agent": [], "total": [], "io": []}
     shots = 0
+    trajectories = RunTrajectories(out)
     for r in executed:
-        traj = json.loads((out / r.trajectory).read_text())
+        traj = trajectories.data(r)
         for step in traj["steps"]:
             t = step["timings_ms"]
             split["device"].append(t["device"])

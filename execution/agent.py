@@ -43,7 +43,10 @@ saved in any mode (it is already taken). With ``screens`` (a
 :class:`~execution.screen_store.ScreenStore`; stage 2 passes one on
 ``<run>/screens``) the screens go there instead, one file per distinct
 content. Either way each StepRecord's ``xml`` and ``screenshot`` name their
-file relative to ``out_dir``, or are null.
+file relative to ``out_dir``, or are null. ``trajectory_file=False`` leaves
+``trajectory.json`` out: stage 2 passes the run directory as ``out_dir`` and
+appends the returned trajectory to the run's ``trajectories.jsonl``
+(``verirank_core/trajectories.py``).
 Screenshots are stored at ``screenshot_scale`` of the screen
 (``Trajectory.screen_size``); action coordinates stay in device pixels.
 Without ``out_dir`` nothing touches the disk and screenshots are taken only
@@ -89,13 +92,11 @@ def action_key(action: Action) -> tuple:
 def save_trajectory(out_dir: Path, trajectory: Trajectory) -> Path:
     """Write ``out_dir/trajectory.json`` atomically; returns its path.
 
-    Not fsynced: the page's row in execution.jsonl is what commits it, and a
-    resumed stage runs again a page whose trajectory.json did not survive a
-    power cut (``execution.runner.trajectory_saved``). An fsync a page cost
-    about 0.3 ms, and two worker processes' fsyncs queue for one journal.
+    The file of an episode run on its own (stage 2 appends its trajectories
+    to the run's trajectories.jsonl instead: ``verirank_core/trajectories.py``).
     """
     path = Path(out_dir) / TRAJECTORY_FILE
-    atomic_write_json(path, trajectory.to_json_dict(), compact=True, durable=False)  # `jq .` reads it
+    atomic_write_json(path, trajectory.to_json_dict(), compact=True)  # `jq .` reads it
     return path
 
 
@@ -150,6 +151,7 @@ def run_episode(
     screenshots: str = "every_step",
     screenshot_scale: float = 1.0,
     screens: Optional[ScreenStore] = None,
+    trajectory_file: bool = True,
 ) -> Trajectory:
     """Run ``instructions`` on ``device`` and return the recorded :class:`Trajectory`.
 
@@ -232,7 +234,7 @@ def run_episode(
         **fields, deviations=dict(sorted(kinds.items())), steps=steps, stop_reason=stop, stop_detail=detail, acted_steps=sorted(acted),
         elapsed_s=round(time.perf_counter() - started, 4),
     )
-    if out is not None:
+    if out is not None and trajectory_file:
         save_trajectory(out, trajectory)
     return trajectory
 
@@ -240,8 +242,9 @@ def run_episode(
 class _Files:
     """Where an episode's dumps and screenshots go: its own folder, or a shared screen store.
 
-    Plain writes (an fsync per file cost ~5 ms a step): a killed run leaves no
-    trajectory.json, written atomically last, and the runner redoes that page.
+    Plain writes (an fsync per file cost ~5 ms a step): the trajectory is
+    written last (its file, or its line in the run's trajectories.jsonl), so a
+    killed run leaves none for the page, and the runner redoes it.
     """
 
     def __init__(self, out: Path, store: Optional[ScreenStore]):

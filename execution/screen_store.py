@@ -3,9 +3,9 @@
 Pages of one run see the same screens again and again (the launcher, the
 Settings home, the Display screen...). Stage 2 therefore keeps each dump and
 screenshot once, under ``<run>/screens/`` and named by a hash of its bytes,
-and a trajectory names the files it saw relative to its own folder
-(``../../../screens/3f2a....xml``), so every reader that joins
-``trajectory folder / name`` keeps working.
+and a trajectory names the files it saw relative to the folder of the file
+that holds it (``screens/3f2a....xml`` from the run's trajectories.jsonl), so
+a reader joins that folder and the name.
 
 Why not one file per step: creating a file is the file system's slowest
 small operation, and on a busy ext4 it gets slower with every file recently

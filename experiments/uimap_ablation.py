@@ -149,9 +149,10 @@ class _GoalExecuteStage:
         from execution.runner import build_parts, plan_jobs, run_job
         from phonesim.device import SimDevice
         from verirank_core.extraction_records import Extraction, Query
-        from verirank_core.store import JsonlAppender, read_jsonl
+        from verirank_core.store import JsonlAppender, LineLog, read_jsonl
         from verirank_core.errors import DeviceError
         from verirank_core.records import Record
+        from verirank_core.trajectories import TRAJECTORIES_FILE
 
         goals, arm_dir = self.goals, run.path
         extractions = read_jsonl(run / "extraction.jsonl", Extraction)
@@ -167,6 +168,7 @@ class _GoalExecuteStage:
             goal_reached: bool
 
         with JsonlAppender(run / "execution.jsonl", ExecutionResult) as results, \
+                LineLog(run / TRAJECTORIES_FILE) as trajectories, \
                 JsonlAppender(run / "outcomes.jsonl", Outcome) as outcomes:
             for result in skipped:
                 results.append(result)
@@ -179,7 +181,7 @@ class _GoalExecuteStage:
                 device = devices[world]
                 job.attempts = 1
                 try:
-                    result = run_job(job, device, parts, run.path, config)
+                    page = run_job(job, device, parts, run.path, config)
                 except DeviceError as exc:
                     # e.g. the page launches an app the world does not have: the simulator refuses it as a
                     # device failure; the pool would retry elsewhere and give up, so record that at once
@@ -192,7 +194,9 @@ class _GoalExecuteStage:
                 # the label: read after the episode, never by the agent or the judge
                 outcomes.append(Outcome(qid=job.qid, url=job.url,
                                         goal_reached=device.simulator.goal_satisfied(goal)))
-                results.append(result)
+                if page.trajectory is not None:
+                    trajectories.append(page.trajectory)
+                results.append_line(page.key, page.row)
                 if i % 25 == 0:
                     log(f"{arm_dir.name}: {i}/{len(todo)}")
         for device in devices.values():
@@ -222,9 +226,9 @@ def execution_measures(arm_dir: Path, qrels: dict) -> dict[str, Any]:
     """Success, repairs and judge agreement of one arm (see the module docstring)."""
     import json
 
-    from execution.agent import load_trajectory
     from verirank_core.execution_records import ExecutionResult, ExecutionStatus
     from verirank_core.store import read_jsonl
+    from verirank_core.trajectories import RunTrajectories
 
     reached = {}
     for line in (arm_dir / "outcomes.jsonl").read_text("utf-8").splitlines():
@@ -236,8 +240,9 @@ def execution_measures(arm_dir: Path, qrels: dict) -> dict[str, Any]:
     relevant = [r for r in rows if qrels.get(r.qid, {}).get(r.url, 0) > 0]
     other = [r for r in rows if qrels.get(r.qid, {}).get(r.url, 0) <= 0]
     repaired = 0
+    trajectories = RunTrajectories(arm_dir)
     for r in rows:
-        traj = load_trajectory(arm_dir / r.trajectory)
+        traj = trajectories.load(r)
         repaired += any(s.deviation and s.action.rationale.startswith(MAP_PREFIX) for s in traj.steps)
 
     def share(items: list, pred) -> Optional[float]:

@@ -30,7 +30,7 @@ never assumed from its kind. The feature table is split into train/valid by quer
 
 Output (``OUT``)::
 
-    queries.jsonl extraction.jsonl execution.jsonl trajectories/   like a pipeline run
+    queries.jsonl extraction.jsonl execution.jsonl trajectories.jsonl   like a pipeline run
     qrels.txt                      replay labels
     labels/candidates.jsonl        HIDDEN: kind, action sequence, replay of every candidate
     features.parquet features.svmlight features.qids.tsv   all rows, with labels

@@ -23,7 +23,6 @@ F18        (last matched step - first matched step) / max(1, steps - 1)
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
@@ -37,6 +36,7 @@ from ranking.screens import screen_terms_by_step
 from ranking.terms import ACTION_VERBS, content_terms
 from ranking.verified import facts_from_execution, is_verified
 from verirank_core.errors import SchemaError, StoreError
+from verirank_core.trajectories import RunTrajectories
 
 __all__ = [
     "PAPER_FEATURES", "ALL_FEATURES", "META_COLUMNS", "RELEVANCE_SCHEMA",
@@ -270,26 +270,6 @@ def _query_for(ext: Extraction, queries: Mapping[str, Query], where: Path) -> Qu
     raise SchemaError(f"{where}: no query text for qid {ext.qid!r} (not in queries.jsonl, empty on the extraction)")
 
 
-def _load_trajectory(run_dir: Path, execution: ExecutionResult) -> tuple[Optional[Trajectory], Optional[Path]]:
-    if execution.status != ExecutionStatus.EXECUTED or not execution.trajectory:
-        return None, None
-    path = run_dir / execution.trajectory
-    if not path.exists():
-        raise StoreError(
-            f"trajectory {path} of ({execution.qid}, {execution.url}) named in execution.jsonl does not exist"
-        )
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SchemaError(f"{path}: not valid JSON ({exc.msg})") from exc
-    traj = Trajectory.parse(data, where=str(path))
-    if (traj.qid, traj.url) != (execution.qid, execution.url):
-        raise SchemaError(
-            f"{path}: trajectory is for ({traj.qid}, {traj.url}), expected ({execution.qid}, {execution.url})"
-        )
-    return traj, path.parent
-
-
 def build_feature_table(
     run_dir: Path | str,
     config: RunConfig,
@@ -329,11 +309,14 @@ def build_feature_table(
         encoder.encode(texts)
 
     rows = []
+    trajectories = RunTrajectories(run_dir)
     items = progress(extractions, total=len(extractions)) if progress else extractions
     for ext in items:
         query = _query_for(ext, queries, run_dir / "extraction.jsonl")
         execution = executions.get(ext.key())
-        trajectory, traj_dir = _load_trajectory(run_dir, execution) if execution else (None, None)
+        trajectory, traj_dir = None, None
+        if execution is not None and execution.status == ExecutionStatus.EXECUTED and execution.trajectory:
+            trajectory, traj_dir = trajectories.load(execution), trajectories.folder_of(execution)
         feats = compute_features(query, ext, execution, trajectory, traj_dir=traj_dir, encoder=encoder,
                                  keywords=keywords, llm_client=llm_client, names=names)
         rows.append({

@@ -12,7 +12,7 @@ fetch        the real fetcher over the build's pre-filled page cache (``DATA/cac
              cache hit, so no request is sent
 extract      heuristic extractor + grounding -> ``OUT/extraction.jsonl``
 execute      two simulator devices in parallel; each query's ``world`` picks
-             ``sim:<world>`` -> ``OUT/execution.jsonl``, ``OUT/trajectories/``
+             ``sim:<world>`` -> ``OUT/execution.jsonl``, ``OUT/trajectories.jsonl``
 features     F1-F18 (+ the qrels label, joined afterwards) -> ``OUT/features.parquet``
 model        train the ranker on the synthetic pre-training set (zero-shot: no
              benchmark query is used), or load the bundled one (``--no-train``)

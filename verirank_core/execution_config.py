@@ -126,7 +126,7 @@ class ExecutionConfig(_Section):
     process_min_pages: int = Field(80, ge=0)
     #: attempts per page across devices when a device fails mid-trajectory
     max_attempts: int = Field(3, ge=1, le=20)
-    #: keep per-step XML dumps and screenshots in the trajectory folders (false: trajectory.json only)
+    #: keep the screens (dumps, screenshots) each trajectory names in <run>/screens/ (false: trajectories only)
     save_screens: bool = True
     #: which screenshots are drawn/captured and saved: every_step (the report shows each step;
     #: the demo sets this), final (the last screen only; cheap batch jobs) or none. An LLM judge

@@ -1,18 +1,21 @@
 """Records of stage 2.
 
-=====================================  ======================  ==========
-file                                   record                  key
-=====================================  ======================  ==========
-``execution.jsonl``                    :class:`ExecutionResult` (qid, url)
-``trajectories/<qid>/<page_id>/trajectory.json``  :class:`Trajectory`  -
-=====================================  ======================  ==========
+======================  ========================  ==========================
+file                    record                    key
+======================  ========================  ==========================
+``execution.jsonl``     :class:`ExecutionResult`  (qid, url)
+``trajectories.jsonl``  :class:`Trajectory`       (qid, url); the last line wins
+======================  ========================  ==========================
 
-A step names its screen files relative to the trajectory folder: the full
+A row's ``trajectory`` names the file that holds its trajectory
+(``trajectories.jsonl``, or a page's own ``trajectory.json`` in runs made
+before it and imported ones): ``verirank_core/trajectories.py`` reads both.
+A step names its screen files relative to the folder of that file: the full
 uiautomator dump before the step (``xml``) and, when screenshots were saved,
 the screenshot (``screenshot``). Stage 2 keeps them once per distinct screen
-in ``<run>/screens/`` (``../../../screens/<hash>.xml``); a trajectory written
-by ``run_episode`` without a screen store has ``step_NNN.xml`` and
-``step_NNN.png`` in its own folder.
+in ``<run>/screens/`` (``screens/<hash>.xml``); a trajectory written by
+``run_episode`` on its own has ``step_NNN.xml`` and ``step_NNN.png`` in its
+own folder.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ class StepRecord(Record):
     #: the instruction step (0-based) that drove this action; None for exploration
     step_index: Optional[int] = None
     action: Action
-    #: files relative to the trajectory folder
+    #: files relative to the folder of the file holding the trajectory
     screenshot: Optional[str] = None
     xml: Optional[str] = None
     #: the distilled controls the predictor saw
@@ -198,7 +201,7 @@ class ExecutionResult(Record):
     judge: str = ""
     #: per-instruction-step judgement, e.g. [{"step": 0, "acted": true, "effect": true}]
     judge_detail: list[dict[str, Any]] = Field(default_factory=list)
-    #: path of trajectory.json relative to the run directory
+    #: the file holding the page's trajectory, relative to the run directory (``trajectories.jsonl``)
     trajectory: Optional[str] = None
     attempts: int = 0
     elapsed_s: float = 0.0

@@ -8,7 +8,8 @@ Layout of ``DIR`` (each file is documented in the README)::
     DIR/pages.jsonl          one fetch record per (qid, url)
     DIR/extraction.jsonl     one extraction record per (qid, url)
     DIR/execution.jsonl      one execution record per (qid, url)
-    DIR/trajectories/...     per-page trajectory folders
+    DIR/trajectories.jsonl   one trajectory per executed page (the last line of a key wins)
+    DIR/screens/             the screens the trajectories name, one file per distinct screen
     DIR/features.parquet     one feature row per (qid, url)
 
 Only this module knows file formats. JSONL files are appended one whole line
@@ -147,65 +148,42 @@ def iter_jsonl(path: Path, record_type: type[R]) -> Iterator[R]:
 
 def write_jsonl(path: Path, records: Iterable[Record]) -> int:
     """Atomically replace ``path`` with ``records``; returns the count."""
-    lines = [json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n" for r in records]
-    atomic_write_text(Path(path), "".join(lines))
+    lines = [json_line(r) for r in records]
+    atomic_write_bytes(Path(path), b"".join(lines))
     return len(lines)
 
 
-class JsonlAppender:
-    """Append records one whole line at a time, and know which keys are done.
+class LineLog:
+    """Append whole lines to a file: flushed at once, fsynced at most every ``fsync_interval_s``.
 
-    Thread-safe, so a pool of workers can share one appender. Each record is
-    flushed to the OS at once, so a killed process loses nothing; it is
-    fsynced at most every ``fsync_interval_s`` seconds and on close, so a power
-    cut loses at most the last second of records, which a resumed stage redoes.
-    (An fsync per record cost about 0.5 ms, a tenth of a simulated page.)
+    The file under every ``*.jsonl`` a stage appends to. Thread-safe. Each line
+    is one ``write()`` flushed to the OS, so a killed process loses nothing; a
+    power cut loses at most the last second of lines (an fsync per line cost
+    about 0.5 ms, a tenth of a simulated page). A line torn by a kill is cut
+    when the file is opened again.
     """
 
-    def __init__(self, path: Path, record_type: type[R], fsync_interval_s: float = 1.0,
-                 keep: Optional[Callable[[R], bool]] = None):
-        """``keep(record)`` false for a stored record: its item is not done after all (e.g. a file
-        it names did not survive a power cut); the record is removed, so the item runs again."""
+    def __init__(self, path: Path, fsync_interval_s: float = 1.0):
         self.path = Path(path)
         self.fsync_interval_s = fsync_interval_s
         self._synced = float("-inf")
-        self.record_type = record_type
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _repair_torn_tail(self.path)
-        self._done: set[tuple] = set()
-        if self.path.exists():
-            stored = list(iter_jsonl(self.path, record_type))
-            kept = [rec for rec in stored if keep is None or keep(rec)]
-            if len(kept) < len(stored):
-                log.warning("%s: %d record(s) name files that are missing or broken; their items run again",
-                            self.path, len(stored) - len(kept))
-                write_jsonl(self.path, kept)
-            self._done = {rec.key() for rec in kept}
         self._lock = threading.Lock()
         self._fh = open(self.path, "ab")
 
-    def done(self, key: tuple) -> bool:
-        return key in self._done
-
-    @property
-    def n_done(self) -> int:
-        return len(self._done)
-
-    def append(self, record: Record) -> bool:
-        """Write ``record`` unless its key is already stored; returns True if written."""
-        line = (json.dumps(record.to_json_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+    def append(self, line: bytes) -> None:
+        """Write ``line``, which ends with a newline and holds no other."""
         with self._lock:
-            key = record.key()
-            if key in self._done:
-                return False
-            self._fh.write(line)
-            self._fh.flush()
-            now = time.monotonic()
-            if now - self._synced >= self.fsync_interval_s:
-                os.fsync(self._fh.fileno())
-                self._synced = now
-            self._done.add(key)
-            return True
+            self._write(line)
+
+    def _write(self, line: bytes) -> None:  # the caller holds the lock
+        self._fh.write(line)
+        self._fh.flush()
+        now = time.monotonic()
+        if now - self._synced >= self.fsync_interval_s:
+            os.fsync(self._fh.fileno())
+            self._synced = now
 
     def close(self) -> None:
         with self._lock:
@@ -214,11 +192,65 @@ class JsonlAppender:
                 os.fsync(self._fh.fileno())
                 self._fh.close()
 
-    def __enter__(self) -> "JsonlAppender":
+    def __enter__(self) -> "LineLog":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class JsonlAppender(LineLog):
+    """Append records one whole line at a time (see :class:`LineLog`), and know which keys are done.
+
+    Thread-safe, so a pool of workers can share one appender.
+    """
+
+    def __init__(self, path: Path, record_type: type[R], fsync_interval_s: float = 1.0,
+                 keep: Optional[Callable[[R], bool]] = None):
+        """``keep(record)`` false for a stored record: its item is not done after all (e.g. a file
+        it names did not survive a power cut); the record is removed, so the item runs again."""
+        path = Path(path)
+        self.record_type = record_type
+        _repair_torn_tail(path)
+        self._done: set[tuple] = set()
+        if path.exists():
+            stored = list(iter_jsonl(path, record_type))
+            kept = [rec for rec in stored if keep is None or keep(rec)]
+            if len(kept) < len(stored):
+                log.warning("%s: %d record(s) name files that are missing or broken; their items run again",
+                            path, len(stored) - len(kept))
+                write_jsonl(path, kept)
+            self._done = {rec.key() for rec in kept}
+        super().__init__(path, fsync_interval_s)
+
+    def done(self, key: tuple) -> bool:
+        return key in self._done
+
+    @property
+    def n_done(self) -> int:
+        return len(self._done)
+
+    def append(self, record: Record) -> bool:  # type: ignore[override]
+        """Write ``record`` unless its key is already stored; returns True if written."""
+        return self.append_line(record.key(), json_line(record))
+
+    def append_line(self, key: tuple, line: bytes) -> bool:
+        """Write a record already serialised by :func:`json_line` (by the worker that made it),
+        unless ``key`` is already stored; returns True if written."""
+        with self._lock:
+            if key in self._done:
+                return False
+            self._write(line)
+            self._done.add(key)
+            return True
+
+    def __enter__(self) -> "JsonlAppender":
+        return self
+
+
+def json_line(record: Record) -> bytes:
+    """``record`` as one line of a JSONL file, as :func:`write_jsonl` and the appenders write it."""
+    return (json.dumps(record.to_json_dict(), ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def write_parquet(path: Path, frame: "Any") -> None:

@@ -9,7 +9,9 @@ import sqlite3
 import pytest
 
 from ranking.metrics import read_qrels, read_trec_run
+from verirank_core.execution_records import ExecutionResult
 from verirank_core.store import read_jsonl
+from verirank_core.trajectories import RunTrajectories
 
 SYSTEMS = ("Oracle", "Original order", "F4-only", "LR")
 STAGE_NAMES = ("inputs", "search", "fetch", "extract", "execute", "features", "model", "rerank",
@@ -28,7 +30,8 @@ def test_demo_writes_every_output(demo_run):
                  "runs/original.trec", "runs/f4.trec", "runs/oracle.trec"):
         assert (out / name).is_file(), name
     assert any((out / "assets").rglob("*.png")), "the report has no screenshot copies"
-    assert any((out / "trajectories").rglob("trajectory.json"))
+    executed = [r for r in read_jsonl(out / "execution.jsonl", ExecutionResult) if r.trajectory]
+    assert executed and all(RunTrajectories(out).load(r).url == r.url for r in executed)
 
     assert not (out / "demo.json").exists()  # the stage log is the manifest's, like every run's
     log = json.loads((out / "manifest.json").read_text())["stages"]

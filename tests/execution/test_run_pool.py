@@ -13,7 +13,7 @@ from collections import deque
 from verirank_core.config import load_config, parse_override
 from verirank_core.errors import DeviceError
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus
-from execution.runner import Job, run_pool
+from execution.runner import Job, PageOutput, run_pool
 
 
 class ScriptedPipelinedSlot:
@@ -32,7 +32,7 @@ class ScriptedPipelinedSlot:
         self.held.append(job)
         self.max_held = max(self.max_held, len(self.held))
 
-    def collect(self) -> ExecutionResult:
+    def collect(self) -> PageOutput:
         job = self.held.popleft()
         self.log.append((self.name, job.url))
         if job.url in self.dies_on:
@@ -40,8 +40,9 @@ class ScriptedPipelinedSlot:
             self.lost = bool(self.held)
             self.held.clear()
             raise DeviceError(f"{self.name} died on {job.url}")
-        return ExecutionResult(qid=job.qid, url=job.url, rank=job.rank, status=ExecutionStatus.EXECUTED,
-                               device=self.name, attempts=job.attempts)
+        return PageOutput.of(ExecutionResult(qid=job.qid, url=job.url, rank=job.rank,
+                                             status=ExecutionStatus.EXECUTED, device=self.name,
+                                             attempts=job.attempts))
 
     def dropped(self) -> bool:
         return self.lost
@@ -66,8 +67,9 @@ def _pool(n_pages: int, dies_on: set[str], *sets: str) -> tuple[dict[str, Execut
         slots.append(ScriptedPipelinedSlot(next(names), dies_on, log))
         return slots[-1]
 
-    results: list[ExecutionResult] = []
-    run_pool(_jobs(n_pages), config, make_slot, results.append)
+    outputs: list[PageOutput] = []
+    run_pool(_jobs(n_pages), config, make_slot, outputs.append)
+    results = [page.result() for page in outputs]
     by_url = {r.url: r for r in results}
     assert len(by_url) == len(results), "a page was recorded twice"
     return by_url, log, slots

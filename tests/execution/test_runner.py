@@ -11,7 +11,8 @@ import pytest
 from verirank_core.device import Device
 from execution.devices import open_device
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
-from execution.runner import execute_run, page_id
+from execution.runner import execute_run
+from verirank_core.trajectories import RunTrajectories
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.config import load_config, parse_override
 from verirank_core.errors import DeviceError
@@ -88,9 +89,13 @@ def test_every_page_gets_one_record_and_a_trajectory(tmp_path: Path) -> None:
     assert none.status == ExecutionStatus.SKIPPED and none.stop_reason == StopReason.NO_INSTRUCTIONS
     good = rows["http://site.test/good0"]
     assert good.status == ExecutionStatus.EXECUTED and good.n_actions >= 2
-    traj = json.loads((run / good.trajectory).read_text())
+    # every executed page has one line in trajectories.jsonl, which its row names; the skipped one has none
+    assert good.trajectory == "trajectories.jsonl" and none.trajectory is None
+    lines = [json.loads(line) for line in (run / "trajectories.jsonl").read_text("utf-8").splitlines()]
+    assert sorted(t["url"] for t in lines) == sorted(url for url, r in rows.items() if r.status == ExecutionStatus.EXECUTED)
+    traj = next(t for t in lines if t["url"] == good.url)
     assert traj["instructions"] == GOOD
-    assert (run / f"trajectories/q1/{page_id(good.url)}").is_dir()
+    assert not (run / "trajectories").exists()  # no folder per page
     # the wrong page cannot be completed as well as the correct one
     assert rows["http://site.test/wrong"].f4 < good.f4
     manifest = json.loads((run / "manifest.json").read_text())
@@ -150,23 +155,54 @@ def test_resume_after_a_kill_runs_only_the_missing_pages(tmp_path: Path) -> None
 
 
 def test_a_page_whose_trajectory_did_not_survive_runs_again_on_resume(tmp_path: Path) -> None:
-    """trajectory.json is written without an fsync: after a power cut a saved row may name an
-    empty or missing file. The resumed stage drops that row and runs the page again."""
+    """trajectories.jsonl's last second is not fsynced: after a power cut a saved row may name a
+    line that is gone or was never written (zeros). The resumed stage drops that row and runs the
+    page again; the rows of the other pages stay as they were."""
     run = _make_run(tmp_path, n_good=3)
     cfg = _config(f"execution.devices=[sim:{WORLD}]")
     execute_run(run, cfg)
     before = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
-    (run / before["http://site.test/good0"].trajectory).write_bytes(b"")  # allocated, never written
-    (run / before["http://site.test/wrong"].trajectory).unlink()
+    lines = (run / "trajectories.jsonl").read_bytes().splitlines(keepends=True)
+    urls = [json.loads(line)["url"] for line in lines]
+    zeroed, lost = urls[0], urls[-1]
+    lines[0] = b"\0" * (len(lines[0]) - 1) + b"\n"  # allocated, never written
+    (run / "trajectories.jsonl").write_bytes(b"".join(lines[:-1]))  # the tail is gone
     counts = execute_run(run, cfg)
     rows = read_jsonl(run / "execution.jsonl", ExecutionResult)
     assert sorted(r.url for r in rows) == sorted(before)  # one row a page, none lost
     assert counts["resumed"] == 3 and counts["executed"] == 2
     after = {r.url: r for r in rows}
-    for url in ("http://site.test/good0", "http://site.test/wrong"):
-        assert json.loads((run / after[url].trajectory).read_text())["url"] == url
+    trajectories = RunTrajectories(run)
+    for url in (zeroed, lost):
+        assert trajectories.load(after[url]).url == url
         assert after[url].f4 == before[url].f4 and after[url].status == before[url].status
-    assert after["http://site.test/good1"].to_json_dict() == before["http://site.test/good1"].to_json_dict()
+    for url in set(urls) - {zeroed, lost}:
+        assert after[url].to_json_dict() == before[url].to_json_dict()
+        assert trajectories.load(after[url]).url == url
+
+
+def test_a_trajectory_written_before_a_kill_is_superseded_by_the_page_run_again(tmp_path: Path) -> None:
+    """A kill between a page's trajectory line and its row leaves a line no row names. The page runs
+    again on resume and appends a new line; a reader finds the new one (the last line of a key)."""
+    run = _make_run(tmp_path, n_good=2)
+    cfg = _config(f"execution.devices=[sim:{WORLD}]")
+    execute_run(run, cfg)
+    rows = read_jsonl(run / "execution.jsonl", ExecutionResult)
+    orphan = next(r for r in rows if r.trajectory)
+    # as if killed after the trajectory line: the row is not there, and the stale line says so
+    stale = dict(RunTrajectories(run).data(orphan), stop_detail="stale: written before the kill")
+    with open(run / "trajectories.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(stale) + "\n")
+    write_jsonl(run / "execution.jsonl", [r for r in rows if r.key() != orphan.key()])
+    counts = execute_run(run, cfg)
+    assert counts["executed"] == 1 and counts["resumed"] == len(rows) - 1
+    after = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    assert sorted(after) == sorted(r.url for r in rows)
+    again = RunTrajectories(run).load(after[orphan.url])
+    assert again.url == orphan.url and not again.stop_detail.startswith("stale")
+    keys = [(t["qid"], t["url"]) for t in map(json.loads, (run / "trajectories.jsonl").read_text().splitlines())]
+    # the first run's line, the stale one and the new one are all kept; the row's trajectory is the last
+    assert keys.count(orphan.key()) == 3 and keys[-1] == orphan.key()
 
 
 def test_a_page_whose_screens_did_not_survive_runs_again_on_resume(tmp_path: Path) -> None:
@@ -178,7 +214,7 @@ def test_a_page_whose_screens_did_not_survive_runs_again_on_resume(tmp_path: Pat
     before = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
 
     def screens_of(row: ExecutionResult) -> set[str]:
-        traj = json.loads((run / row.trajectory).read_text())
+        traj = RunTrajectories(run).data(row)
         return {Path(n).name for n in [traj["final_xml"], *(s["xml"] for s in traj["steps"])] if n}
 
     named = {url: screens_of(row) for url, row in before.items() if row.trajectory}
@@ -230,13 +266,14 @@ def test_the_screenshot_setting_reaches_every_trajectory(tmp_path: Path, mode: s
     rows = [r for r in read_jsonl(run / "execution.jsonl", ExecutionResult) if r.status == ExecutionStatus.EXECUTED]
     assert len(rows) == 3
     named: list[str] = []
+    trajectories = RunTrajectories(run)
     for row in rows:
-        folder = (run / row.trajectory).parent
-        traj = json.loads((run / row.trajectory).read_text())
+        folder = trajectories.folder_of(row)
+        traj = trajectories.data(row)
         steps = [s["screenshot"] for s in traj["steps"]]
         assert traj["screenshots"] == mode and traj["screenshot_scale"] == 0.5 and len(traj["screen_size"]) == 2
-        # the page's folder holds its trajectory; its screens are in the run's shared store
-        assert [p.name for p in folder.iterdir()] == ["trajectory.json"]
+        # no file per page: the trajectory is a line of trajectories.jsonl, its screens in the shared store
+        assert folder == run and not (run / "trajectories").exists()
         if mode == "every_step":
             assert all(s is not None for s in steps) and traj["final_screenshot"]
         else:

@@ -17,6 +17,7 @@ from support_adb import adb_host, wait_until  # noqa: F401  (adb_host is a fixtu
 from support_served_sim import ServedSim
 
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus
+from verirank_core.trajectories import RunTrajectories
 from execution.runner import choose_executor, execute_run
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.config import load_config, parse_override
@@ -117,11 +118,12 @@ def test_threads_and_processes_give_the_same_records_on_the_simulator(tmp_path: 
     assert len(want) == len(pages) and got == want
     assert want["http://site.test/p0"]["status"] == "executed" and want["http://site.test/p0"]["f4"] > 0
     # the worker processes wrote the same trajectories (timings aside)
-    for row in want.values():
-        if row["trajectory"]:
-            a = json.loads((threads / row["trajectory"]).read_text())
-            b = json.loads((processes / row["trajectory"]).read_text())
-            assert [s["action"] for s in a["steps"]] == [s["action"] for s in b["steps"]]
+    executed = [ExecutionResult.parse(row) for row in want.values() if row["trajectory"]]
+    assert executed
+    for row in executed:
+        a, b = RunTrajectories(threads).data(row), RunTrajectories(processes).data(row)
+        assert [s["action"] for s in a["steps"]] == [s["action"] for s in b["steps"]]
+        assert a["final_xml"] == b["final_xml"]  # the same screen, stored under the same name
 
 
 def test_the_workers_of_a_run_share_one_vector_cache_and_a_rerun_embeds_nothing(

@@ -225,8 +225,9 @@ def test_a_local_corpus_of_hostile_pages_finishes_with_a_status_per_row(tmp_path
     assert injected.steps and not any("reset" in s.text.lower() for s in injected.steps)
     # ... and the device never acted on it
     from verirank_core.execution_records import ExecutionResult
+    from verirank_core.trajectories import RunTrajectories
 
     run = {e.url: e for e in read_jsonl(out / "execution.jsonl", ExecutionResult) if e.qid == "h1"}
-    trajectory = json.loads((out / run[srv.url("/injected.html")].trajectory).read_text("utf-8"))
+    trajectory = RunTrajectories(out).data(run[srv.url("/injected.html")])
     labels = [(step["action"] or {}).get("target_label") or "" for step in trajectory["steps"]]
     assert labels and not any(word in label.lower() for label in labels for word in ("reset", "erase"))

@@ -31,7 +31,7 @@ def execute(
     """Run every extracted page's steps on a device and judge how far they got.
 
     Reads DIR/extraction.jsonl; writes DIR/execution.jsonl (one record per page) and
-    DIR/trajectories/<qid>/<page>/trajectory.json, and the screens it saw in DIR/screens/
+    DIR/trajectories.jsonl, and the screens it saw in DIR/screens/
     (one file per distinct dump or screenshot, shared by the pages).
     Re-running resumes: finished pages are skipped.
 

@@ -127,18 +127,32 @@ def import_magicwand_cmd(
 @bench_app.command("export-magicwand")
 @friendly_errors
 def export_magicwand_cmd(
-    trajectories: list[Path] = typer.Argument(..., help="trajectory.json files of a run."),
+    trajectories: list[Path] = typer.Argument(
+        ..., help="A run's trajectories.jsonl, or trajectory.json files (runs made before it, imports)."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the MagicWand JSON files."),
 ) -> None:
     """Write trajectories in MagicWand's JSON format (one file per trajectory)."""
+    from verirank_core.errors import SchemaError
     from verirank_core.execution_records import Trajectory
     from howtobench.importers.magicwand import to_magicwand
     from verirank_core.store import atomic_write_json
 
-    for i, path in enumerate(trajectories):
-        traj = Trajectory.parse(json.loads(Path(path).read_text("utf-8")), where=str(path))
+    found: dict[tuple[str, str], Trajectory] = {}  # a page run again: its last trajectory
+    for path in trajectories:
+        text = Path(path).read_text("utf-8")
+        lines = text.splitlines() if Path(path).suffix == ".jsonl" else [text]
+        for n, line in enumerate(lines, start=1):
+            if line.strip():
+                where = f"{path}:{n}" if len(lines) > 1 else str(path)
+                try:
+                    data = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise SchemaError(f"{where}: not valid JSON ({exc.msg})") from exc
+                traj = Trajectory.parse(data, where=where)
+                found[(traj.qid, traj.url)] = traj
+    for i, traj in enumerate(found.values()):
         atomic_write_json(out / f"{traj.qid}-{i:04d}.json", to_magicwand(traj))
-    typer.echo(f"export-magicwand: {len(trajectories)} files -> {out}")
+    typer.echo(f"export-magicwand: {len(found)} files -> {out}")
 
 
 def register(app: typer.Typer) -> None:

@@ -22,6 +22,7 @@ from verirank_core.extraction_records import Extraction, Query, SearchResult
 from verirank_core.ranking_records import RankedItem
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.store import read_json, read_jsonl
+from verirank_core.trajectories import RunTrajectories
 
 __all__ = ["PageView", "QueryView", "ReportData", "collect_run", "page_anchor"]
 
@@ -50,7 +51,7 @@ class PageView:
     extraction: Optional[Extraction] = None
     execution: Optional[ExecutionResult] = None
     trajectory: Optional[Trajectory] = None
-    #: folder of trajectory.json and its screenshots
+    #: the folder the trajectory's screen names are relative to (the run directory, or a page's folder)
     trajectory_dir: Optional[Path] = None
     #: problem reading the trajectory, shown instead of it
     trajectory_error: str = ""
@@ -104,16 +105,15 @@ def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     return read_qrels(path)
 
 
-def _load_trajectory(run_dir: Path, execution: ExecutionResult) -> tuple[Optional[Trajectory], Optional[Path], str]:
+def _load_trajectory(trajectories: RunTrajectories, execution: ExecutionResult
+                     ) -> tuple[Optional[Trajectory], Optional[Path], str]:
     if not execution.trajectory:
         return None, None, ""
-    path = run_dir / execution.trajectory
     try:
-        data = read_json(path)
-        return Trajectory.parse(data, where=str(path)), path.parent, ""
+        return trajectories.load(execution), trajectories.folder_of(execution), ""
     except (StoreError, SchemaError) as exc:
         # one unreadable trajectory must not hide the rest of the report
-        return None, path.parent, str(exc)
+        return None, trajectories.folder_of(execution), str(exc)
 
 
 def collect_run(run_dir: Path | str, qrels_path: Optional[Path] = None) -> ReportData:
@@ -135,6 +135,7 @@ def collect_run(run_dir: Path | str, qrels_path: Optional[Path] = None) -> Repor
     summary = read_json(run_dir / "summary.json") if (run_dir / "summary.json").exists() else None
     manifest = read_json(run_dir / "manifest.json") if (run_dir / "manifest.json").exists() else {}
 
+    trajectories = RunTrajectories(run_dir)
     by_query: dict[str, list[PageView]] = {}
     for hit in sorted(serp, key=lambda r: (r.qid, r.rank)):
         key = (hit.qid, hit.url)
@@ -157,7 +158,7 @@ def collect_run(run_dir: Path | str, qrels_path: Optional[Path] = None) -> Repor
         else:
             page.summary = "not executed"
         if execution is not None and execution.status == ExecutionStatus.EXECUTED:
-            page.trajectory, page.trajectory_dir, page.trajectory_error = _load_trajectory(run_dir, execution)
+            page.trajectory, page.trajectory_dir, page.trajectory_error = _load_trajectory(trajectories, execution)
         by_query.setdefault(hit.qid, []).append(page)
 
     per_query = (summary or {}).get("per_query", {})
