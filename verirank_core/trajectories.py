@@ -21,6 +21,7 @@ directory for trajectories.jsonl (``screens/<hash>.xml``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -106,6 +107,26 @@ class RunTrajectories:
         return self._index[path]
 
 
+#: how stage 2 writes a trajectory line (pydantic's JSON writer, fields in order): the key comes first,
+#: so a scan reads it without parsing the rest of a 10-30 kB line
+_KEY_PREFIX = re.compile(rb'^\{"qid":("(?:[^"\\]|\\.)*"),"url":("(?:[^"\\]|\\.)*"),')
+
+
+def _key_of(line: bytes) -> Optional[tuple[Any, Any]]:
+    """A whole line's (qid, url), or None when the line is not a JSON object (torn, zeros...)."""
+    match = _KEY_PREFIX.match(line)
+    if match is not None and line.rstrip().endswith(b"}"):
+        try:
+            return json.loads(match.group(1)), json.loads(match.group(2))
+        except ValueError:
+            pass
+    try:
+        data = json.loads(line)  # written another way: read it all
+    except ValueError:
+        return None
+    return (data.get("qid"), data.get("url")) if isinstance(data, dict) else None
+
+
 def _scan(path: Path) -> dict[tuple[Any, Any], tuple[int, int]]:
     """Offset and length of each key's last whole line; a torn or broken line is no trajectory."""
     where: dict[tuple[Any, Any], tuple[int, int]] = {}
@@ -119,11 +140,8 @@ def _scan(path: Path) -> dict[tuple[Any, Any], tuple[int, int]]:
         offset = 0
         for line in fh:
             if line.endswith(b"\n"):
-                try:
-                    data = json.loads(line)
-                except ValueError:
-                    data = None
-                if isinstance(data, dict):
-                    where[(data.get("qid"), data.get("url"))] = (offset, len(line))
+                key = _key_of(line)
+                if key is not None:
+                    where[key] = (offset, len(line))
             offset += len(line)
     return where

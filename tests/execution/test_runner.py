@@ -205,6 +205,39 @@ def test_a_trajectory_written_before_a_kill_is_superseded_by_the_page_run_again(
     assert keys.count(orphan.key()) == 3 and keys[-1] == orphan.key()
 
 
+def test_a_run_made_with_a_folder_per_page_resumes_and_reads_as_before(tmp_path: Path) -> None:
+    """Runs made before trajectories.jsonl name each page's own trajectory.json, with screen names
+    relative to that folder. Such rows stay done on resume, their pages are read as before, and the
+    pages still to run go to trajectories.jsonl."""
+    run = _make_run(tmp_path, n_good=2)
+    cfg = _config(f"execution.devices=[sim:{WORLD}]")
+    execute_run(run, cfg)
+    rows = read_jsonl(run / "execution.jsonl", ExecutionResult)
+    executed = [r for r in rows if r.trajectory]
+    old, rerun = executed[0], executed[1]
+    # rewrite `old` as the earlier layout wrote it
+    data = RunTrajectories(run).data(old)
+    relocate = lambda name: f"../../../{name}" if name else name  # noqa: E731
+    data["final_xml"], data["final_screenshot"] = relocate(data["final_xml"]), relocate(data["final_screenshot"])
+    for step in data["steps"]:
+        step["xml"], step["screenshot"] = relocate(step["xml"]), relocate(step["screenshot"])
+    folder = run / "trajectories" / "q1" / "0123456789ab"
+    folder.mkdir(parents=True)
+    (folder / "trajectory.json").write_text(json.dumps(data), encoding="utf-8")
+    old.trajectory = "trajectories/q1/0123456789ab/trajectory.json"
+    (run / "trajectories.jsonl").unlink()
+    write_jsonl(run / "execution.jsonl", [old if r.key() == old.key() else r for r in rows if r.key() != rerun.key()
+                                          and (r.key() == old.key() or not r.trajectory)])
+    counts = execute_run(run, cfg)
+    after = {r.url: r for r in read_jsonl(run / "execution.jsonl", ExecutionResult)}
+    assert counts["resumed"] == len(rows) - len(executed) + 1 and counts["executed"] == len(executed) - 1
+    assert after[old.url].trajectory == old.trajectory  # kept: its file and screens are there
+    trajectories = RunTrajectories(run)
+    assert trajectories.load(after[old.url]).url == old.url and trajectories.folder_of(after[old.url]) == folder
+    assert (folder / trajectories.load(after[old.url]).final_xml).is_file()
+    assert after[rerun.url].trajectory == "trajectories.jsonl" and trajectories.load(after[rerun.url]).url == rerun.url
+
+
 def test_a_page_whose_screens_did_not_survive_runs_again_on_resume(tmp_path: Path) -> None:
     """The shared screen files are not fsynced either: a saved row whose trajectory names a lost
     screen is dropped on resume, and exactly the pages that named it run again."""

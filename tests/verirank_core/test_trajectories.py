@@ -77,3 +77,15 @@ def test_a_line_log_cuts_a_torn_line_when_opened_again(tmp_path: Path) -> None:
     with LineLog(path) as log:
         log.append(b'{"a": 3}\n')
     assert path.read_bytes() == b'{"a": 1}\n{"a": 3}\n'
+
+
+def test_keys_are_read_from_lines_as_stage_2_writes_them_and_as_others_do(tmp_path: Path) -> None:
+    # stage 2 writes with pydantic (key first, no spaces); a URL may hold quotes and backslashes
+    odd = 'https://a.example/say "hi"\\there?q=1'
+    lines = [_traj(odd, "stage 2").model_dump_json().encode() + b"\n",
+             json.dumps(dict(_traj("https://b.example/").to_json_dict(), url="https://b.example/"),
+                        indent=None, sort_keys=True).encode() + b"\n"]  # another writer's order
+    (tmp_path / TRAJECTORIES_FILE).write_bytes(b"".join(lines))
+    trajectories = RunTrajectories(tmp_path)
+    assert trajectories.load(_row(odd)).stop_detail == "stage 2"
+    assert trajectories.load(_row("https://b.example/")).url == "https://b.example/"
