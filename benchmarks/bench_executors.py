@@ -287,8 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"records identical apart from timings: {same}")
     print(f"2 devices in processes vs 1: x{speedup:.2f} whole run, "
           f"x{table['2 devices, processes']['running_speedup_vs_1']:.2f} once running (target >= {TARGET_SPEEDUP})")
+    running_speedup = table["2 devices, processes"]["running_speedup_vs_1"]
     print(f"this machine's ceiling now (pure Python, 2 processes vs 1, no I/O): x{ceiling:.2f}; "
-          f"the pipeline gets {speedup / ceiling:.0%} of it")
+          f"the pipeline gets {speedup / ceiling:.0%} of it over the whole run, "
+          f"{running_speedup / ceiling:.0%} once running")
     print("the file system now, a page's files written by 2 processes of one run vs 1: "
           + ", ".join(f"x{ratio:.2f} {layout}" for layout, ratio in files.items()))
     # a page's own time, inside the process that ran it: how much two busy workers slow each other
@@ -301,10 +303,12 @@ def main(argv: list[str] | None = None) -> int:
                     "load_avg": os.getloadavg()[0], "runs": table,
                     "walls_s": {k: [round(x, 2) for x in v] for k, v in walls.items()},
                     "machine_ceiling": round(ceiling, 2), "share_of_ceiling": round(speedup / ceiling, 2),
+                    "running_share_of_ceiling": round(running_speedup / ceiling, 2),
                     "file_system_ceiling": files,
                     "page_own_ms": own, "page_own_slowdown_2_processes": round(slowdown, 2),
                     "records_identical": same, "target_speedup": TARGET_SPEEDUP,
-                    "met": speedup >= TARGET_SPEEDUP and same}
+                    "met_whole_run": speedup >= TARGET_SPEEDUP and same,
+                    "met_once_running": running_speedup >= TARGET_SPEEDUP and same}
     if fresh:
         w1, s1 = fresh[f"1 device, {n_pages} pages"], fresh["1 device, 2 pages"]
         w2, s2 = fresh[f"2 devices, {n_pages} pages"], fresh["2 devices, 2 pages"]

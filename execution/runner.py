@@ -444,22 +444,18 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
         held.enter_context(_run_vectors(config, run_dir))
         gc.freeze()  # what the slot loaded lives as long as the worker: keep collections small
         conn.send(("ready", None))
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):  # the parent is gone
-                return
-            if message is None:
-                return
-            job, spec = message
+        batches = _ReplyBatches(conn)
+        while batches.take(wait=True):
+            job, spec = batches.jobs.popleft()
+            started = time.perf_counter()
             try:
                 reply = ("ok", slot.run(job, spec))
             except DeviceError as exc:
                 reply = ("device_error", str(exc))
             except Exception:
                 reply = ("error", traceback.format_exc())
-            conn.send(reply)
-    except (EOFError, OSError, BrokenPipeError):
+            batches.add(reply, time.perf_counter() - started)
+    except (EOFError, OSError, BrokenPipeError):  # the parent is gone
         return
     except Exception:
         try:
@@ -470,6 +466,58 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
         if slot is not None:
             slot.close()
         held.close()
+
+
+class _ReplyBatches:
+    """A worker's side of its pipe: the pages the parent sent, and the replies not sent yet.
+
+    Replies go back in batches of up to ``size``: the parent then wakes once
+    for several pages, not once a page, and it runs on the same cores as the
+    workers. Only fast pages are held: a page that took ``max_wait_s`` or more
+    (an LLM, a real phone) sends its reply at once, with any held before it,
+    and so does a worker with nothing left to run. A held reply waits for at
+    most one more page.
+    """
+
+    size = 4
+    max_wait_s = 0.01
+
+    def __init__(self, conn: Any):
+        self.conn = conn
+        self.jobs: deque[tuple[Job, str]] = deque()
+        self.replies: list[tuple[str, Any]] = []
+        self.oldest = 0.0
+
+    def take(self, wait: bool) -> bool:
+        """Read the pages the parent sent; with ``wait`` and none here, send the held replies and
+        wait for some. False when the parent says stop; EOFError when it is gone."""
+        while self.conn.poll():
+            if not self._read(self.conn.recv()):
+                return False
+        if wait and not self.jobs:
+            self.send()
+            if not self._read(self.conn.recv()):
+                return False
+        return True
+
+    def _read(self, message: Any) -> bool:
+        if message is None:
+            return False
+        self.jobs.extend(message)
+        return True
+
+    def add(self, reply: tuple[str, Any], took_s: float) -> None:
+        now = time.perf_counter()
+        if not self.replies:
+            self.oldest = now
+        self.replies.append(reply)
+        if len(self.replies) >= self.size or took_s >= self.max_wait_s or now - self.oldest >= self.max_wait_s:
+            self.send()
+
+    def send(self) -> None:
+        if self.replies:
+            self.conn.send(("batch", self.replies))
+            self.replies = []
 
 
 #: imported once by the fork server, so that each worker process starts with the stage
@@ -515,13 +563,14 @@ class ProcessSlot:
     (and LLM client) with :func:`build_slot`. A child that dies counts as a
     failed device: the page goes back to the queue and a new child is started.
 
-    The slot keeps ``depth`` pages in the child's pipe, so the child starts the
-    next page while this process records the last one; otherwise each worker
-    would idle for a round trip per page, and two workers would not give two
-    times the pages.
+    The slot keeps pages in the child's pipe, so the child starts the next page
+    while this process records the last one; otherwise each worker would idle
+    for a round trip per page, and two workers would not give two times the
+    pages. Pages go to the child, and replies come back, several to a message
+    once pages prove fast (:class:`_ReplyBatches`): this process then wakes
+    once for several pages. It holds ``depth`` pages: 2, or twice a batch
+    while the child's replies come in batches.
     """
-
-    depth = 2
 
     def __init__(self, config: RunConfig, run_dir: Path):
         self.config_json = config.to_manifest()
@@ -529,7 +578,14 @@ class ProcessSlot:
         self.proc: Any = None
         self.conn: Any = None
         self._submitted: deque[tuple[Job, str]] = deque()
+        self._outbox: list[tuple[Job, str]] = []
+        self._replies: deque[tuple[str, Any]] = deque()
+        self._batched = False
         self._dropped = False
+
+    @property
+    def depth(self) -> int:
+        return 2 * _ReplyBatches.size if self._batched else 2
 
     def start(self) -> None:
         """Start the child now (it is started on the first page otherwise).
@@ -557,20 +613,22 @@ class ProcessSlot:
             child.close()
         self.proc, self.conn = proc, parent
         try:
-            self._receive("starting")
+            self._check(*self._receive("starting"), "starting")
         except DeviceError as exc:
             # a child that dies before it is ready is no device failure: every retry would die too
             # (a script without the `if __name__ == "__main__":` guard, a broken install...)
             raise ExecutionError(f"a worker process could not start: {exc}; use "
                                  "execution.executor=threads to run in this process") from exc
 
-    def _receive(self, what: str) -> Any:
+    def _receive(self, what: str) -> tuple[str, Any]:
         try:
-            kind, payload = self.conn.recv()
+            return self.conn.recv()
         except (EOFError, OSError) as exc:
             code = self.proc.exitcode if self.proc is not None else None
             self.close()
             raise DeviceError(f"the worker process died while {what} (exit code {code}): {exc!r}") from exc
+
+    def _check(self, kind: str, payload: Any, what: str) -> Any:
         if kind == "error":
             self.close()
             raise ExecutionError(f"a worker process failed while {what}:\n{payload}")
@@ -579,17 +637,31 @@ class ProcessSlot:
         return payload
 
     def submit(self, job: Job, spec: str) -> None:
+        """Queue a page for the child; it is sent, with the others queued, when ``collect`` waits."""
         self._dropped = False
         self.start()
         self._submitted.append((job, spec))
-        try:
-            self.conn.send((job, spec))
-        except (OSError, BrokenPipeError):
-            pass  # the child is gone: collect() finds out and says so
+        self._outbox.append((job, spec))
+
+    def _send(self) -> None:
+        if self._outbox:
+            try:
+                self.conn.send(self._outbox)
+            except (OSError, BrokenPipeError):
+                pass  # the child is gone: the receive that follows finds out and says so
+            self._outbox = []
 
     def collect(self) -> PageOutput:
         job, spec = self._submitted.popleft()
-        return self._receive(f"running {job.url} on {spec}")
+        what = f"running {job.url} on {spec}"
+        if not self._replies:
+            self._send()
+            kind, payload = self._receive(what)
+            if kind != "batch":  # the child failed outside a page
+                self._check(kind, payload, what)
+            self._replies.extend(payload)
+            self._batched = len(payload) > 1
+        return self._check(*self._replies.popleft(), what)
 
     def dropped(self) -> bool:
         """Whether the pages submitted after the last failed one died with the child."""
@@ -599,6 +671,7 @@ class ProcessSlot:
         if self._submitted:
             self._submitted.clear()
             self._dropped = True
+        self._outbox, self._replies, self._batched = [], deque(), False
         if self.conn is not None:
             try:
                 self.conn.send(None)
