@@ -1,8 +1,8 @@
 """Imported once by the fork server that starts worker processes (see ``execution/runner.py``).
 
 It does the slow part of a worker's start-up before any worker exists: the
-stage modules, ``sentence_transformers`` (seconds to import) and the MiniLM
-weights. Each worker then forks from this process with all of it in memory,
+stage modules and the simulator, ``sentence_transformers`` (seconds to
+import) and the MiniLM weights. Each worker then forks from this process with all of it in memory,
 so a second device costs a fork, not another start-up.
 
 Math libraries are held to one thread first: a process that forks must not
@@ -24,7 +24,16 @@ one_thread_per_process()  # before torch is imported: its thread pool reads the 
 
 import execution.agent  # noqa: E402,F401
 import execution.judge  # noqa: E402,F401
+import execution.knowledge  # noqa: E402,F401
 import execution.predict  # noqa: E402,F401
+import verirank_core.isolation  # noqa: E402,F401
+# what a worker's first page imported lazily (70 ms of each worker's start, measured): the simulator
+# a sim: device opens, its drawing, and the PNG writer of the screenshots it saves
+import phonesim.device  # noqa: E402,F401
+import phonesim.render  # noqa: E402,F401
+from PIL import Image  # noqa: E402
+
+Image.preinit()  # the image formats PIL loads on its first save (PNG among them)
 
 try:
     from verirank_core.embed import preload_model
