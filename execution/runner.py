@@ -786,7 +786,7 @@ def run_pool(
 
     A slot is driven by one thread of this process (the slot itself may live in
     another process) through the protocol of :class:`OneAtATime`; a slot in a
-    worker process holds two pages, so it never waits for this process. A page
+    worker process holds pages ahead, so it never waits for this process. A page
     whose device fails goes back to the queue, to a slot it has not failed on
     while there is one, until ``max_attempts``; then it is recorded as
     ``device_failed``.
