@@ -276,18 +276,14 @@ def main(argv: list[str] | None = None) -> int:
                                               round(max(running_ratios[name]), 2)]}
              for name, (wall, _) in runs.items()}
     print(f"{n_pages} pages on sim:{WORLD}, {os.cpu_count()} CPUs")
-    print(f"steady state (every executor warm; median of {args.repeats} rounds; speed-up: median of the "
-          f"rounds' ratios, and their range):")
+    print(f"warm executors, median of {args.repeats} rounds; a speed-up is the median of the rounds' ratios "
+          f"(their range). Whole run | once running (pages/s from the first 5% to 95% of the pages "
+          f"recorded) and the start (seconds to the first 5%: workers start, caches are cold):")
     for name, row in table.items():
-        low, high = row["speedup_range"]
-        print(f"  {name:24s} {row['wall_s']:7.2f} s  {row['pages_per_s']:7.2f} pages/s  x{row['speedup_vs_1']:.2f}"
-              f"  (x{low:.2f}-x{high:.2f})")
-    print(f"once running (pages/s from the first 5% to 95% of the pages recorded; median of the rounds' "
-          f"ratios), and the start (seconds to the first 5%: workers start, caches are cold):")
-    for name, row in table.items():
-        low, high = row["running_speedup_range"]
-        print(f"  {name:24s} {row['running_pages_per_s']:7.1f} pages/s  x{row['running_speedup_vs_1']:.2f}"
-              f"  (x{low:.2f}-x{high:.2f})  start {row['start_s']:.2f} s")
+        (low, high), (run_low, run_high) = row["speedup_range"], row["running_speedup_range"]
+        print(f"  {name:22s} {row['wall_s']:6.2f} s {row['pages_per_s']:7.1f} pages/s x{row['speedup_vs_1']:.2f}"
+              f" (x{low:.2f}-x{high:.2f}) | {row['running_pages_per_s']:7.1f} pages/s "
+              f"x{row['running_speedup_vs_1']:.2f} (x{run_low:.2f}-x{run_high:.2f}), start {row['start_s']:.2f} s")
     speedup = table["2 devices, processes"]["speedup_vs_1"]
     print(f"records identical apart from timings: {same}")
     print(f"2 devices in processes vs 1: x{speedup:.2f} whole run, "
