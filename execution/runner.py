@@ -266,7 +266,6 @@ class ResumeCheck:
     """
 
     def __init__(self, run_dir: Path | str):
-        self.run_dir = Path(run_dir)
         self.trajectories = RunTrajectories(run_dir)
         self.present: set[str] = set()
 
@@ -445,7 +444,7 @@ def _slot_process(conn: Any, config_json: dict, run_dir: str) -> None:
         gc.freeze()  # what the slot loaded lives as long as the worker: keep collections small
         conn.send(("ready", None))
         batches = _ReplyBatches(conn)
-        while batches.take(wait=True):
+        while batches.take():
             job, spec = batches.jobs.popleft()
             started = time.perf_counter()
             try:
@@ -488,13 +487,13 @@ class _ReplyBatches:
         self.replies: list[tuple[str, Any]] = []
         self.oldest = 0.0
 
-    def take(self, wait: bool) -> bool:
-        """Read the pages the parent sent; with ``wait`` and none here, send the held replies and
-        wait for some. False when the parent says stop; EOFError when it is gone."""
+    def take(self) -> bool:
+        """Read the pages the parent sent; with none here, send the held replies and wait for
+        some. False when the parent says stop; EOFError when it is gone."""
         while self.conn.poll():
             if not self._read(self.conn.recv()):
                 return False
-        if wait and not self.jobs:
+        if not self.jobs:
             self.send()
             if not self._read(self.conn.recv()):
                 return False

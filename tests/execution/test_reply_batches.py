@@ -34,7 +34,7 @@ def test_fast_pages_are_answered_in_batches_and_the_last_ones_when_nothing_is_le
 
     thread = threading.Thread(target=parent_side)
     thread.start()
-    while batches.take(wait=True):  # the worker's loop
+    while batches.take():  # the worker's loop
         job = batches.jobs.popleft()
         batches.add(("ok", job[1]), took_s=0.001)
     thread.join(10)
@@ -46,7 +46,7 @@ def test_fast_pages_are_answered_in_batches_and_the_last_ones_when_nothing_is_le
 def test_a_slow_page_is_answered_at_once_with_what_was_held() -> None:
     parent, batches = _pipe()
     parent.send([("job", "fast"), ("job", "slow"), ("job", "next")])
-    assert batches.take(wait=True)
+    assert batches.take()
     batches.add(("ok", batches.jobs.popleft()[1]), took_s=0.001)
     assert _messages(parent) == []  # held: another page is waiting
     batches.add(("device_error", batches.jobs.popleft()[1]), took_s=2.0)
@@ -57,7 +57,7 @@ def test_the_parent_going_away_ends_the_worker() -> None:
     parent, batches = _pipe()
     parent.close()
     try:
-        batches.take(wait=True)
+        batches.take()
     except EOFError:
         return
     raise AssertionError("a worker whose parent is gone must stop")

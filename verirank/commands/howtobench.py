@@ -132,24 +132,15 @@ def export_magicwand_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Folder for the MagicWand JSON files."),
 ) -> None:
     """Write trajectories in MagicWand's JSON format (one file per trajectory)."""
-    from verirank_core.errors import SchemaError
     from verirank_core.execution_records import Trajectory
     from howtobench.importers.magicwand import to_magicwand
-    from verirank_core.store import atomic_write_json
+    from verirank_core.store import atomic_write_json, iter_jsonl, read_json
 
     found: dict[tuple[str, str], Trajectory] = {}  # a page run again: its last trajectory
     for path in trajectories:
-        text = Path(path).read_text("utf-8")
-        lines = text.splitlines() if Path(path).suffix == ".jsonl" else [text]
-        for n, line in enumerate(lines, start=1):
-            if line.strip():
-                where = f"{path}:{n}" if len(lines) > 1 else str(path)
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise SchemaError(f"{where}: not valid JSON ({exc.msg})") from exc
-                traj = Trajectory.parse(data, where=where)
-                found[(traj.qid, traj.url)] = traj
+        for traj in (iter_jsonl(path, Trajectory) if Path(path).suffix == ".jsonl"
+                     else [Trajectory.parse(read_json(path), where=str(path))]):
+            found[(traj.qid, traj.url)] = traj
     for i, traj in enumerate(found.values()):
         atomic_write_json(out / f"{traj.qid}-{i:04d}.json", to_magicwand(traj))
     typer.echo(f"export-magicwand: {len(found)} files -> {out}")
