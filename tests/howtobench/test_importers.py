@@ -100,3 +100,22 @@ def test_magicwand_import_writes_a_run_and_bad_files_are_named(tmp_path):
     bad["executions"][1]["attributing"]["instruction_step"] = 9
     with pytest.raises(SchemaError, match="instruction_step: 9 is not a step"):
         from_magicwand(bad, source="x.json")
+
+
+def test_export_magicwand_reads_a_runs_trajectories_jsonl_and_keeps_a_pages_last_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from verirank.cli import app
+
+    first, second = (load_magicwand(FIXTURES / n) for n in ("dark_mode_completed.json", "bluetooth_failed.json"))
+    stale = first.model_copy(update={"query": "an attempt a device failure cut short"})
+    assert to_magicwand(stale) != to_magicwand(first)  # (plan.goal differs)
+    log = tmp_path / "trajectories.jsonl"  # as stage 2 writes it: a page run again has a later line
+    log.write_text("".join(t.model_dump_json() + "\n" for t in (stale, second, first)), encoding="utf-8")
+    result = CliRunner().invoke(app, ["howtobench", "export-magicwand", str(log), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    written = sorted((tmp_path / "out").glob("*.json"))
+    assert len(written) == 2  # one per page
+    exported = {(d["qid"], d["url"]): d for d in (json.loads(p.read_text()) for p in written)}
+    assert exported[(first.qid, first.url)] == to_magicwand(first)
+    assert exported[(second.qid, second.url)] == to_magicwand(second)
