@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE := 1
 export MLFLOW_DISABLE_TELEMETRY := true
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install system-deps demo test bench bundled-model clean
+.PHONY: install system-deps demo lint test bench bundled-model clean
 
 $(BIN)/verirank: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,10 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium not found: the report test will be skipped (install Debian's chromium)"; fi; }
 
-test: install system-deps
+lint: install
+	$(BIN)/ruff check .
+
+test: install system-deps lint
 	$(BIN)/python -m pytest -q
 
 bench: install

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Union
+from typing import Iterable, Optional, Union
 
 from verirank_core.execution_config import AgentConfig, ExecutionConfig
 from verirank_core.execution_records import Action, ActionType

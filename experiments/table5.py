@@ -176,7 +176,7 @@ def run(argv: Optional[list[str]] = None) -> dict[str, Any]:
         "no relevant page scores 0, so the oracle stays below 1).",
         "",
         main_md,
-        f"Issue goal: close >= 90% of the gap on P@1 and NDCG@5. Best learned model by NDCG@5: "
+        "Issue goal: close >= 90% of the gap on P@1 and NDCG@5. Best learned model by NDCG@5: "
         + (f"{best['system']} closes {_pct(best['gap_closed']['P@1'])} on P@1 and "
            f"{_pct(best['gap_closed']['NDCG@5'])} on NDCG@5." if best and best["gap_closed"] else "n/a."),
         "",

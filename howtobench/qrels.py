@@ -19,7 +19,6 @@ from phonesim.world import World
 from howtobench.replay import ReplayResult, replay
 from howtobench.tasks import Step
 from verirank_core.docno import encode_docno
-from verirank_core.errors import SchemaError
 from verirank_core.store import atomic_write_text
 
 __all__ = ["ReplayCache", "format_qrels", "write_qrels"]

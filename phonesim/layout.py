@@ -422,7 +422,6 @@ class _Builder:
                        text=text, clickable=True, focusable=True, role="button")
 
     def _icon_button(self, node: Node, x: int, y: int, w: int) -> UINode:
-        m = self.m
         h = self.height(node, 56)
         size = min(w, h)
         cx = x + w // 2

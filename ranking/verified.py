@@ -105,7 +105,7 @@ def summarize(execution: Optional[ExecutionResult], verified: bool) -> str:
         return "not executed: " + (execution.reason or "no steps extracted")
     if execution.status == ExecutionStatus.DEVICE_FAILED:
         return "not executed: device failed" + (f" ({execution.reason})" if execution.reason else "")
-    where = execution.world or verirank_core.device or "device"
+    where = execution.world or execution.device or "device"
     version = execution.os_version or execution.app_version
     if version:
         where += f" v{version}"

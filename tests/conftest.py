@@ -29,6 +29,9 @@ _SUPPORT = Path(__file__).resolve().parent / "support"
 if str(_SUPPORT) not in sys.path:
     sys.path.insert(0, str(_SUPPORT))
 
+# Fixtures of the support modules, available to every test module by name.
+pytest_plugins = ["support_adb"]
+
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Optional
 
 from verirank_core.text import fold_unicode
 
@@ -224,8 +223,7 @@ class UIMap:
             return None
         if start in candidates:
             return []
-        parent = self.parents(start)
-        # BFS order of `parents` is by depth, so the first candidate met in a BFS is the closest
+        # the closest candidate by BFS depth from start
         depth = self.reachable(start)
         reachable = sorted((depth[s], s) for s in candidates if s in depth)
         if not reachable:

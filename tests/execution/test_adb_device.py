@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support_adb import StubPhone, adb_host  # noqa: F401  (adb_host is a fixture)
+from support_adb import StubPhone
 
 from execution.adb_device import AdbDevice, escape_input_text
 from phonesim.adb_server import AdbDeviceServer

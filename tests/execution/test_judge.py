@@ -8,7 +8,7 @@ import pytest
 
 from execution.agent import load_trajectory, run_episode
 from verirank_core.execution_config import ExecutionConfig
-from execution.judge import HeuristicJudge, JudgeResult, LLMJudge, make_judge
+from execution.judge import HeuristicJudge, LLMJudge, make_judge
 from execution.predict import HeuristicPredictor
 from verirank_core.execution_records import StepRecord, StopReason, Trajectory
 from phonesim.device import SimDevice

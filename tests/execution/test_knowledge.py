@@ -13,7 +13,7 @@ import pytest
 from execution.agent import run_episode
 from execution.judge import HeuristicJudge
 from execution.knowledge import KnowledgeBase, curiosity, knowledge_for_device, load_knowledge
-from execution.knowledge.cards import KNOWLEDGE_DIR, TABLE, Card, build_knowledge, cards_from_resources
+from execution.knowledge.cards import KNOWLEDGE_DIR, TABLE, build_knowledge, cards_from_resources
 from execution.predict import HeuristicPredictor
 from execution.predict.uimap import load_ui_map
 from verirank_core.execution_records import DeviationKind, StopReason

@@ -10,7 +10,7 @@ from execution.predict.base import HistoryItem
 from execution.predict.match import Matcher, lexical_score
 from execution.predict.steps import parse_query, parse_step
 from verirank_core.execution_config import ExecutionConfig
-from verirank_core.execution_records import Action, ActionType
+from verirank_core.execution_records import ActionType
 from execution.uicontext import UIContext
 from verirank_core.errors import ConfigError
 

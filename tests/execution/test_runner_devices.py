@@ -13,10 +13,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from support_adb import adb_host, wait_until  # noqa: F401  (adb_host is a fixture)
+from support_adb import wait_until
 from support_served_sim import ServedSim
 
-from verirank_core.execution_records import ExecutionResult, ExecutionStatus
+from verirank_core.execution_records import ExecutionResult
 from verirank_core.trajectories import RunTrajectories
 from execution.runner import choose_executor, execute_run
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support_adb import adb_host  # noqa: F401  (adb_host is a fixture)
 
 from execution.agent import run_episode
 from execution.judge import HeuristicJudge

@@ -374,7 +374,7 @@ def test_dns_rebinding_is_caught_when_connecting(cache):
 def test_second_fetch_is_served_from_the_cache(cache):
     with serve({"/page": html_reply(HTML), "/big": html_reply("<p>" + "b" * 5000)}) as srv:
         first = Fetcher(local_config(), cache).fetch(result(srv.url("/page")))
-        big = Fetcher(local_config(max_bytes=1024), cache).fetch(result(srv.url("/big")))
+        Fetcher(local_config(max_bytes=1024), cache).fetch(result(srv.url("/big")))
         again = Fetcher(local_config(), cache).fetch(result(srv.url("/page"), qid="q2"))
         big_again = Fetcher(local_config(max_bytes=1024), cache).fetch(result(srv.url("/big")))
         assert srv.hits("/page") == 1 and srv.hits("/big") == 1

@@ -20,7 +20,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from verirank_core.extraction_records import Extraction, Page

@@ -10,7 +10,7 @@ import pytest
 from ranking.export import CSV_COLUMNS, export_items, export_run, read_ranked, write_trec
 from ranking.metrics import evaluate, read_qrels, read_trec_run, write_qrels
 from verirank_core.ranking_records import RankedItem
-from verirank_core.errors import ConfigError, SchemaError, StoreError
+from verirank_core.errors import ConfigError, StoreError
 from verirank_core.store import write_jsonl
 
 

@@ -6,8 +6,8 @@ always stop it (``kill-server``, then a kill if it lingers), and no server is
 ever left on the default port 5037.  USB, mDNS and emulator scanning are turned
 off so the server only sees the devices we ``adb connect``.
 
-``adb_host`` is a module-scoped pytest fixture: import it into a test module
-(``from support_adb import adb_host  # noqa: F401``).  It skips the module
+``adb_host`` is a module-scoped pytest fixture, registered for every test
+module by ``tests/conftest.py`` (``pytest_plugins``).  It skips the module
 with a clear reason only when no adb binary can run on this machine.
 
 ``StubPhone`` is a scripted ``Device`` for protocol-level tests that must not
