@@ -89,6 +89,12 @@ class DeviationKind(str, Enum):
     SKIP = "skip"
     #: followed the UI map to a screen the page did not name
     UI_MAP = "ui_map"
+    #: took one of the page's alternatives ("A or B", "Do one of the following", "If you don't see X, tap Y")
+    ALTERNATIVE = "alternative"
+    #: resolved a placeholder or pronoun ("the app you want", "tap it") to an item on screen
+    PLACEHOLDER = "placeholder"
+    #: reached an irreversible confirm (erase, reset, delete, ...) and did not press it
+    DRY_RUN = "dry_run"
 
 
 #: deviations that repair a page (beyond what a careful person does without help)

@@ -1,0 +1,156 @@
+"""Stage 2 on real language: does the agent verify the real help-site texts that work on the OnePlus phone?
+
+    python -m experiments.real_dev_eval [--dev DIR] [--tasks dA01,dA02] [--no-ablations] [--verbose]
+
+Input: ``../shared/real-dev/`` (20 tasks, 185 real instruction texts from real help sites, labelled by
+reading them on the real OnePlus Settings app; see its README). Each text's steps are fed to the agent as
+a page would hand them on: its labelled instruction sentences (``steps``), or all its ``sentences`` when
+it has none. The labels (``works_on_device``) are read here only, to score; the agent and the judge see
+the steps, the query and the device, nothing else.
+
+Every text runs through the real agent (``run_episode``, heuristic predictor) on
+``sim:imported/oneplus-settings-android11`` and the heuristic judge, as in
+``experiments/verification_eval.py`` (whose measuring code this reuses). Reported per system: judge
+recall and precision of F4 = 1 on working texts, overall and per task; the gap to the oracle closed on
+P@1 and NDCG@5 (original order = the seeded shuffle of ``render_plain.py``); where each missed working
+text went; mean F4 on non-working texts; deviations by kind.
+
+Results: ``experiments/results/real_dev_eval.md`` / ``.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from experiments.verification_eval import SYSTEMS, make_system, run_pages, summarise
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV_DIR = ROOT.parent / "shared" / "real-dev"
+RESULTS_DIR = ROOT / "experiments" / "results"
+NAME = "real_dev_eval"
+WORLD = "imported/oneplus-settings-android11"
+TARGETS = {"recall": 0.85, "precision": 0.95, "gap_P@1": 0.90, "gap_NDCG@5": 0.90}
+
+
+def load_pages(dev: Path, only: Optional[set[str]] = None) -> list[dict[str, Any]]:
+    """One row per text in the SERP order of ``render_plain.py`` (a seeded shuffle per task)."""
+    tasks = [json.loads(line) for line in (dev / "tasks.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    texts = [json.loads(line) for line in (dev / "pages.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    pages: list[dict[str, Any]] = []
+    for task in tasks:
+        if only and task["qid"] not in only:
+            continue
+        mine = [p for p in texts if p["qid"] == task["qid"]]
+        random.Random(f"real-dev-{task['qid']}").shuffle(mine)
+        for rank, p in enumerate(mine, 1):
+            pages.append({"qid": task["qid"], "query": task["query"], "doc": p["pid"], "rank": rank,
+                          "kind": p["variant"], "works": bool(p["works_on_device"]),
+                          "steps": list(p["steps"] or p["sentences"])})
+    return pages
+
+
+def per_task(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        b = out.setdefault(r["qid"], {"texts": 0, "working": 0, "verified": 0, "true_verified": 0})
+        b["texts"] += 1
+        b["working"] += int(r["works"])
+        b["verified"] += int(r["f4"] >= 1.0)
+        b["true_verified"] += int(r["f4"] >= 1.0 and r["works"])
+    return out
+
+
+def _f(v: Any) -> str:
+    return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+def markdown(summaries: dict[str, dict[str, Any]], rows: dict[str, list[dict[str, Any]]], facts: dict[str, Any]) -> str:
+    full = summaries.get("full") or next(iter(summaries.values()))
+    lines = [
+        "# Stage 2 on real help-site texts (`../shared/real-dev/`, OnePlus world)", "",
+        f"{full['pages']} real texts for {facts['tasks']} tasks on `sim:{WORLD}`; {full['working']} work on the "
+        "device (labelled by reading them on the real app). Steps: each text's labelled instruction sentences. "
+        "Agent: heuristic predictor; judge: heuristic. Verified = F4 = 1.", "",
+        f"Code: {facts['git_sha']} ({facts['date']}); command: `python -m experiments.real_dev_eval`.", "",
+        "| measure | value | target |", "|---|---:|---:|",
+        f"| judge recall on working texts | {_f(full['recall'])} ({full['true_verified']}/{full['working']}) "
+        f"| ≥ {TARGETS['recall']} |",
+        f"| judge precision | {_f(full['precision'])} ({full['true_verified']}/{full['verified']}) "
+        f"| ≥ {TARGETS['precision']} |",
+        f"| gap to oracle closed, P@1 | {_f(full['gap_closed']['P@1'])} | ≥ {TARGETS['gap_P@1']} |",
+        f"| gap to oracle closed, NDCG@5 | {_f(full['gap_closed']['NDCG@5'])} | ≥ {TARGETS['gap_NDCG@5']} |",
+        f"| mean F4 on non-working texts | {_f(full['mean_f4_broken'])} | does not rise |", "",
+        "Missed working texts by stop: " + (", ".join(f"{k} {v}" for k, v in full["missed_working"].items())
+                                           or "none") + ".", "",
+        "False verifications: " + (", ".join(full["false_verified"]) or "none") + ".", "",
+        "## Ablations", "",
+        "| system | recall | precision | mean F4 non-working | gap P@1 | gap NDCG@5 | deviations |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, s in summaries.items():
+        devs = ", ".join(f"{k} {v}" for k, v in s["deviations"].items()) or "none"
+        lines.append(f"| {name} | {_f(s['recall'])} | {_f(s['precision'])} | {_f(s['mean_f4_broken'])} | "
+                     f"{_f(s['gap_closed']['P@1'])} | {_f(s['gap_closed']['NDCG@5'])} | {devs} |")
+    lines += ["", "## Per task (full system)", "", "| task | texts | working | verified | of them working |",
+              "|---|---:|---:|---:|---:|"]
+    for qid, b in sorted(per_task(rows.get("full") or next(iter(rows.values()))).items()):
+        lines.append(f"| {qid} | {b['texts']} | {b['working']} | {b['verified']} | {b['true_verified']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.real_dev_eval", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dev", type=Path, default=DEV_DIR, help="the real-dev folder (default ../shared/real-dev)")
+    ap.add_argument("--tasks", default="", help="comma-separated qids (default: all 20)")
+    ap.add_argument("--no-ablations", action="store_true", help="run only the full system")
+    ap.add_argument("--verbose", action="store_true", help="print every working text that was missed")
+    ap.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
+    ap.add_argument("--name", default=NAME, help="result file stem")
+    ap.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
+    ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
+    args = ap.parse_args(argv)
+
+    from tqdm import tqdm
+
+    from verirank.commands._common import resolve_config, setup_env
+    from verirank_core.store import atomic_write_json, atomic_write_text, git_sha
+
+    setup_env()
+    config = resolve_config(args.config, args.sets)
+    only = {q.strip() for q in args.tasks.split(",") if q.strip()} or None
+    pages = load_pages(args.dev, only)
+    systems = {"full": SYSTEMS["full"]} if args.no_ablations else SYSTEMS
+    summaries: dict[str, dict[str, Any]] = {}
+    rows_by_system: dict[str, list[dict[str, Any]]] = {}
+    for name, flags in systems.items():
+        predictor, judge = make_system(config, **flags)
+        with tqdm(total=len(pages), desc=name, unit="text") as bar:
+            rows = run_pages(pages, WORLD, predictor, judge, config.execution.max_steps, bar.update)
+        rows_by_system[name] = rows
+        summaries[name] = summarise(rows)
+    facts = {"world": WORLD, "tasks": len({p["qid"] for p in pages}), "git_sha": git_sha(),
+             "date": time.strftime("%Y-%m-%d"), "systems": systems}
+    if args.verbose:
+        steps = {p["doc"]: p["steps"] for p in pages}
+        for r in rows_by_system["full"]:
+            if r["works"] != (r["f4"] >= 1.0):
+                print(f"--- {r['doc']} works={r['works']} f4={r['f4']:.2f} stop={r['stop']} {r['detail']}")
+                for s in steps[r["doc"]]:
+                    print("   |", s)
+    args.results.mkdir(parents=True, exist_ok=True)
+    md = markdown(summaries, rows_by_system, facts)
+    atomic_write_text(args.results / f"{args.name}.md", md)
+    atomic_write_json(args.results / f"{args.name}.json",
+                      {"facts": facts, "summaries": summaries, "pages": rows_by_system})
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
