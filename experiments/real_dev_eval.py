@@ -1,6 +1,7 @@
 """Stage 2 on real language: does the agent verify the real help-site texts that work on the OnePlus phone?
 
     python -m experiments.real_dev_eval [--dev DIR] [--tasks dA01,dA02] [--no-ablations] [--verbose]
+    python -m experiments.real_dev_eval --chain [--out DIR]      # the whole chain on the plain rendering
 
 Input: ``../shared/real-dev/`` (20 tasks, 185 real instruction texts from real help sites, labelled by
 reading them on the real OnePlus Settings app; see its README). Each text's steps are fed to the agent as
@@ -15,7 +16,12 @@ recall and precision of F4 = 1 on working texts, overall and per task; the gap t
 P@1 and NDCG@5 (original order = the seeded shuffle of ``render_plain.py``); where each missed working
 text went; mean F4 on non-working texts; deviations by kind.
 
-Results: ``experiments/results/real_dev_eval.md`` / ``.json``.
+``--chain`` measures the whole product instead: ``render_plain.py`` of the real-dev folder writes one
+plain ``<ol>`` page per text, a real HTTP server on 127.0.0.1 serves them, and the pipeline's own stages
+(search, fetch, extract, execute on ``sim:WORLD``, features, rerank with the bundled ranker) run over them
+as ``verirank run`` would. The figures then come from ``execution.jsonl`` (F4) and ``reranked.jsonl``.
+
+Results: ``experiments/results/real_dev_eval.md`` / ``.json`` (``real_dev_chain.*`` with ``--chain``).
 """
 
 from __future__ import annotations
@@ -52,6 +58,80 @@ def load_pages(dev: Path, only: Optional[set[str]] = None) -> list[dict[str, Any
                           "kind": p["variant"], "works": bool(p["works_on_device"]),
                           "steps": list(p["steps"] or p["sentences"])})
     return pages
+
+
+# --- the whole chain ------------------------------------------------------------------------------
+
+
+def run_chain(dev: Path, out: Path, config: Any, only: Optional[set[str]] = None) -> list[dict[str, Any]]:
+    """Render, serve and run the pipeline's stages; one row per text (as ``run_pages`` gives)."""
+    import subprocess
+    import sys
+
+    from extraction.localsite import serve_folder
+    from verirank.commands.pipeline import pipeline_stages
+    from verirank.commands._common import progress
+    from verirank_core.execution_records import ExecutionResult
+    from verirank_core.extraction_records import Extraction
+    from verirank_core.ranking_records import RankedItem
+    from verirank_core.stages import run_stages
+    from verirank_core.store import RunDir, read_jsonl
+
+    site = out / "rendered"
+    subprocess.run([sys.executable, str(dev / "render_plain.py"), str(site)], check=True, capture_output=True)
+    labels = {(r["qid"], r["url"]): r for r in map(json.loads, (site / "labels.jsonl").read_text("utf-8").splitlines())}
+    cfg = config.model_copy(deep=True)
+    cfg.extraction.fetch.allow_private_hosts = True
+    cfg.execution.devices = [f"sim:{WORLD}"]
+    run = RunDir(out / "run").ensure()
+    with serve_folder(site / "site") as base:
+        port = base.rsplit(":", 1)[1]
+        serp = out / "serp.jsonl"
+        kept = [line.replace("PORT", port, 1) for line in (site / "serp.jsonl").read_text("utf-8").splitlines()
+                if not only or json.loads(line)["qid"] in only]
+        serp.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        run_stages(run, cfg, pipeline_stages(site / "queries.jsonl", serp), pipeline="real_dev_chain",
+                   progress=progress, echo=lambda line: None)
+    extraction = {(e.qid, e.url): e for e in read_jsonl(run.path / "extraction.jsonl", Extraction)}
+    execution = {(e.qid, e.url): e for e in read_jsonl(run.path / "execution.jsonl", ExecutionResult)}
+    reranked = {(r.qid, r.url): r for r in read_jsonl(run.path / "reranked.jsonl", RankedItem)}
+    rows = []
+    for line in kept:
+        hit = json.loads(line)
+        key = (hit["qid"], hit["url"])
+        label = labels[(hit["qid"], hit["url"].replace(port, "PORT", 1))]
+        ex, done, ranked = extraction.get(key), execution.get(key), reranked.get(key)
+        stop = done.stop_reason.value if done and done.stop_reason else (done.status.value if done else "missing")
+        if ex is not None and ex.status.value != "ok":
+            stop = f"stage 1: {ex.status.value}"
+        rows.append({"qid": hit["qid"], "doc": hit["url"].rsplit("/", 1)[1].removesuffix(".html"),
+                     "rank": hit["rank"], "kind": "plain_ol", "works": bool(label["works_on_device"]),
+                     "f4": float(done.f4) if done else 0.0, "stop": stop, "detail": (done.reason if done else "")[:200],
+                     "deviations": dict(done.deviation_kinds) if done else {},
+                     "n_actions": done.n_actions if done else 0, "terminal": "",
+                     "reranked": ranked.rank if ranked else None})
+    return rows
+
+
+def product_gap(rows: list[dict[str, Any]]) -> dict[str, Optional[float]]:
+    """Gap to the oracle closed by the product's own reranked list (``reranked.jsonl``)."""
+    from ranking.metrics import evaluate, oracle_run
+
+    qrels: dict[str, dict[str, int]] = {}
+    original: dict[str, dict[str, float]] = {}
+    product: dict[str, dict[str, float]] = {}
+    for r in rows:
+        qrels.setdefault(r["qid"], {})[r["doc"]] = int(r["works"])
+        original.setdefault(r["qid"], {})[r["doc"]] = -float(r["rank"])
+        product.setdefault(r["qid"], {})[r["doc"]] = -float(r["reranked"] or 10_000 + r["rank"])
+    metrics = ("P@1", "NDCG@5")
+    res = {name: evaluate(run, qrels, metrics).mean
+           for name, run in (("original", original), ("product", product), ("oracle", oracle_run(qrels)))}
+    gaps: dict[str, Optional[float]] = {}
+    for m in metrics:
+        span = res["oracle"][m] - res["original"][m]
+        gaps[m] = (res["product"][m] - res["original"][m]) / span if span > 0 else None
+    return gaps
 
 
 def per_task(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -109,7 +189,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--dev", type=Path, default=DEV_DIR, help="the real-dev folder (default ../shared/real-dev)")
     ap.add_argument("--tasks", default="", help="comma-separated qids (default: all 20)")
     ap.add_argument("--no-ablations", action="store_true", help="run only the full system")
-    ap.add_argument("--verbose", action="store_true", help="print every working text that was missed")
+    ap.add_argument("--verbose", action="store_true", help="print every text whose verdict disagrees with its label")
+    ap.add_argument("--chain", action="store_true",
+                    help="run the whole pipeline on the plain rendering (render_plain.py) instead of stage 2 alone")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="working folder of --chain (default: a fresh folder under runs/experiments/real-dev)")
     ap.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
     ap.add_argument("--name", default=NAME, help="result file stem")
     ap.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
@@ -125,6 +209,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     config = resolve_config(args.config, args.sets)
     only = {q.strip() for q in args.tasks.split(",") if q.strip()} or None
     pages = load_pages(args.dev, only)
+    if args.chain:
+        return _main_chain(args, config, pages, only)
     systems = {"full": SYSTEMS["full"]} if args.no_ablations else SYSTEMS
     summaries: dict[str, dict[str, Any]] = {}
     rows_by_system: dict[str, list[dict[str, Any]]] = {}
@@ -137,17 +223,50 @@ def main(argv: Optional[list[str]] = None) -> int:
     facts = {"world": WORLD, "tasks": len({p["qid"] for p in pages}), "git_sha": git_sha(),
              "date": time.strftime("%Y-%m-%d"), "systems": systems}
     if args.verbose:
-        steps = {p["doc"]: p["steps"] for p in pages}
-        for r in rows_by_system["full"]:
-            if r["works"] != (r["f4"] >= 1.0):
-                print(f"--- {r['doc']} works={r['works']} f4={r['f4']:.2f} stop={r['stop']} {r['detail']}")
-                for s in steps[r["doc"]]:
-                    print("   |", s)
+        _print_disagreements(rows_by_system["full"], pages)
     args.results.mkdir(parents=True, exist_ok=True)
     md = markdown(summaries, rows_by_system, facts)
     atomic_write_text(args.results / f"{args.name}.md", md)
     atomic_write_json(args.results / f"{args.name}.json",
                       {"facts": facts, "summaries": summaries, "pages": rows_by_system})
+    print(md)
+    return 0
+
+
+def _print_disagreements(rows: list[dict[str, Any]], pages: list[dict[str, Any]]) -> None:
+    steps = {p["doc"]: p["steps"] for p in pages}
+    for r in rows:
+        if r["works"] != (r["f4"] >= 1.0):
+            print(f"--- {r['doc']} works={r['works']} f4={r['f4']:.2f} stop={r['stop']} {r['detail']}")
+            for s in steps.get(r["doc"], []):
+                print("   |", s)
+
+
+def _main_chain(args: argparse.Namespace, config: Any, pages: list[dict[str, Any]], only: Optional[set[str]]) -> int:
+    from verirank_core.store import atomic_write_json, atomic_write_text, git_sha
+
+    out = args.out or ROOT / "runs" / "experiments" / "real-dev" / time.strftime("chain-%Y%m%d-%H%M%S")
+    out.mkdir(parents=True, exist_ok=True)
+    rows = run_chain(args.dev, out, config, only)
+    for r in rows:  # the pid, as stage 2 alone names it
+        r["doc"] = f"{r['qid']}-{r['doc']}"
+    summary = summarise(rows)
+    summary["product_gap_closed"] = product_gap(rows)
+    facts = {"world": WORLD, "tasks": len({r["qid"] for r in rows}), "git_sha": git_sha(),
+             "date": time.strftime("%Y-%m-%d"), "systems": {"chain": "verirank run on render_plain.py"},
+             "run": str(out)}
+    if args.verbose:
+        _print_disagreements(rows, pages)
+    name = args.name if args.name != NAME else "real_dev_chain"
+    md = markdown({"chain": summary}, {"chain": rows}, facts).replace(
+        "Steps: each text's labelled instruction sentences.",
+        "Whole chain: each text rendered as a plain `<ol>` page, fetched, extracted and executed by the pipeline.")
+    gaps = summary["product_gap_closed"]
+    md += (f"\nThe product's reranked list (bundled ranker, `reranked.jsonl`) closes {_f(gaps['P@1'])} of the gap on "
+           f"P@1 and {_f(gaps['NDCG@5'])} on NDCG@5.\n")
+    args.results.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.results / f"{name}.md", md)
+    atomic_write_json(args.results / f"{name}.json", {"facts": facts, "summaries": {"chain": summary}, "pages": rows})
     print(md)
     return 0
 
