@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import time
 from pathlib import Path
@@ -36,7 +37,7 @@ from typing import Any, Optional
 from experiments.verification_eval import SYSTEMS, make_system, run_pages, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
-DEV_DIR = ROOT.parent / "shared" / "real-dev"
+DEV_DIR = Path(os.environ.get("VERIRANK_SHARED", ROOT.parent / "shared")) / "real-dev"
 RESULTS_DIR = ROOT / "experiments" / "results"
 NAME = "real_dev_eval"
 WORLD = "imported/oneplus-settings-android11"
