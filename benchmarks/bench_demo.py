@@ -34,7 +34,8 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")
 
 from verirank_core.config import load_config
-from verirank.demo import SMALL_DATA, STAGES, DemoOptions, format_summary, run_demo  # noqa: E402
+from verirank.demo import STAGES, DemoOptions, format_summary, run_demo  # noqa: E402
+from verirank_core.resources import SMALL_BENCH as SMALL_DATA  # noqa: E402
 
 
 def _run(out: Path, quick: bool) -> tuple[float, float, dict]:

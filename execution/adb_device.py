@@ -1,8 +1,9 @@
 """``AdbDevice``: a real phone or emulator (or the simulator served over ADB).
 
-It talks to the adb server (``adb start-server``, default 127.0.0.1:5037) through
-adbutils and uses only what every Android device has: ``uiautomator dump`` +
-``sync:`` pull for the screen, ``exec-out screencap -p`` for pixels, ``input``
+It talks to the adb server through adbutils (where it listens: :func:`server_address`;
+a local server not running yet is started as ``adb -P PORT start-server``:
+:func:`ensure_adb_server`) and uses only what every Android device has:
+``uiautomator dump`` + ``sync:`` pull for the screen, ``exec-out screencap -p`` for pixels, ``input``
 for actions, ``am``/``monkey``/``pm`` for apps, ``getprop``/``dumpsys`` for
 versions and focus.  Every failure surfaces as :class:`DeviceError` naming the
 serial and the command; every adb call has a timeout, so a vanished device
@@ -26,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
 import re
 import shlex
 import socket
@@ -62,6 +64,82 @@ def _adbutils():
     import adbutils
 
     return adbutils
+
+
+DEFAULT_ADB_PORT = 5037
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: one server start at a time in this process (several device slots open at once)
+_server_start = threading.Lock()
+
+
+def server_address(host: Optional[str] = None, port: Optional[int] = None) -> tuple[str, int]:
+    """Where the adb server listens, by adb's own rules: the values given, else
+    ``$ANDROID_ADB_SERVER_ADDRESS`` / ``$ANDROID_ADB_SERVER_PORT``, else 127.0.0.1:5037."""
+    host = host or os.environ.get("ANDROID_ADB_SERVER_ADDRESS") or "127.0.0.1"
+    if port is None:
+        text = os.environ.get("ANDROID_ADB_SERVER_PORT", "").strip()
+        if not text:
+            port = DEFAULT_ADB_PORT
+        elif text.isdigit() and 0 < int(text) < 65536:
+            port = int(text)
+        else:
+            raise DeviceError(f"$ANDROID_ADB_SERVER_PORT must be a port number, got {text!r}")
+    return host, int(port)
+
+
+def adb_binary() -> str:
+    """The adb program: ``$ADBUTILS_ADB_PATH``, else ``adb`` on the PATH (a user's platform-tools),
+    else the copy bundled with adbutils. A user's own adb comes first because adb clients of
+    different versions restart each other's server."""
+    try:
+        return _adbutils().adb_path()
+    except Exception as exc:  # adbutils.AdbError when it finds none
+        raise DeviceError(f"no adb program found ({exc}); install Android platform-tools "
+                          "(`apt-get install adb`) or put adb on the PATH") from exc
+
+
+def _listening(host: str, port: int) -> Optional[OSError]:
+    """None when something accepts connections at host:port, else the connection error."""
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        return None
+    except OSError as exc:
+        return exc
+
+
+def ensure_adb_server(host: str, port: int, *, start: bool = True, timeout: float = 30.0) -> None:
+    """Make sure an adb server listens at ``host:port``, starting a local one if allowed.
+
+    adb starts servers only on this machine and refuses ``-H`` with ``start-server``
+    ("cannot start server on remote host"), so a local server is started as
+    ``adb -P PORT start-server`` and a missing remote one is an error that names
+    the command to run over there.
+    """
+    error = _listening(host, port)
+    if error is None:
+        return
+    if host not in LOCAL_HOSTS:
+        raise DeviceError(
+            f"no adb server at {host}:{port} ({error}). adb cannot start a server on another machine: "
+            f"run `adb -a -P {port} nodaemon server` on {host} (-a: listen on every interface), "
+            f"or set execution.adb.adb_host to 127.0.0.1 to use a server on this one")
+    if not start:
+        raise DeviceError(f"no adb server at {host}:{port} ({error}); start one with `adb -P {port} start-server`")
+    with _server_start:
+        if _listening(host, port) is None:  # another slot started it meanwhile
+            return
+        command = [adb_binary(), "-P", str(port), "start-server"]
+        # the port is on the command line; a remote address in the environment would make adb refuse
+        env = {k: v for k, v in os.environ.items() if k not in ("ANDROID_ADB_SERVER_ADDRESS", "ADB_SERVER_SOCKET")}
+        try:
+            done = subprocess.run(command, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise DeviceError(f"`adb -P {port} start-server` failed: {type(exc).__name__}: {exc}") from exc
+        output = (done.stdout + done.stderr).decode("utf-8", "replace").strip()
+        if done.returncode != 0 or _listening(host, port) is not None:
+            raise DeviceError(f"`adb -P {port} start-server` exited {done.returncode} and no server listens "
+                              f"at {host}:{port}: {output}")
+        log.info("started an adb server on port %d: %s", port, output)
 
 
 def adb_client(host: str = "127.0.0.1", port: int = 5037, timeout: Optional[float] = 30.0):
@@ -110,8 +188,8 @@ class AdbDevice(Device):
         self,
         serial: str,
         *,
-        adb_host: str = "127.0.0.1",
-        adb_port: int = 5037,
+        adb_host: Optional[str] = None,
+        adb_port: Optional[int] = None,
         dump_retries: int = 3,
         reset: ResetMode = "force-stop",
         snapshot_name: Optional[str] = None,
@@ -129,8 +207,7 @@ class AdbDevice(Device):
             raise DeviceError(f"adb {serial}: reset='snapshot' needs snapshot_name (an emulator AVD snapshot)")
         self.serial = serial
         self.spec = f"adb:{serial}"
-        self.adb_host = adb_host
-        self.adb_port = adb_port
+        self.adb_host, self.adb_port = server_address(adb_host, adb_port)
         self.dump_retries = max(0, dump_retries)
         self.reset_mode = reset
         self.snapshot_name = snapshot_name
@@ -150,8 +227,11 @@ class AdbDevice(Device):
         self._seen: OrderedDict[bytes, str] = OrderedDict()
         self._known: OrderedDict[bytes, str] = OrderedDict()
         self._state_lock = threading.Lock()
-        self._client = adb_client(adb_host, adb_port, timeout)
-        self._ensure_server(start_server)
+        self._client = adb_client(self.adb_host, self.adb_port, timeout)
+        try:
+            ensure_adb_server(self.adb_host, self.adb_port, start=start_server, timeout=timeout)
+        except DeviceError as exc:
+            raise DeviceError(f"adb {serial}: {exc}") from None
         if connect and _is_network_serial(serial):
             self._connect()
         self._wait_online()
@@ -163,17 +243,6 @@ class AdbDevice(Device):
             raise self._error("features", exc) from exc
 
     # -- connection ---------------------------------------------------------------
-    def _ensure_server(self, start: bool) -> None:
-        try:
-            socket.create_connection((self.adb_host, self.adb_port), timeout=3).close()
-            return
-        except OSError as exc:
-            error = exc
-        if not start or self.adb_host not in ("127.0.0.1", "localhost"):
-            raise DeviceError(f"adb {self.serial}: no adb server at {self.adb_host}:{self.adb_port} "
-                              f"({error}); start one with `adb -P {self.adb_port} start-server`")
-        self._run_adb(["start-server"], what="start-server")
-
     def _connect(self) -> None:
         try:
             reply = self._client.connect(self.serial, timeout=self.timeout)
@@ -205,8 +274,9 @@ class AdbDevice(Device):
 
     def _run_adb(self, args: list[str], what: str) -> str:
         """Run the adb binary itself (for what adbutils cannot do, e.g. ``emu``)."""
-        adb = _adbutils().adb_path()
-        cmd = [adb, "-H", self.adb_host, "-P", str(self.adb_port), *args]
+        where = ["-P", str(self.adb_port)] if self.adb_host in LOCAL_HOSTS else \
+            ["-H", self.adb_host, "-P", str(self.adb_port)]
+        cmd = [adb_binary(), *where, *args]
         try:
             done = subprocess.run(cmd, capture_output=True, timeout=self.timeout, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
@@ -406,7 +476,8 @@ class AdbDevice(Device):
             if match and match.group(1) != "null":
                 versions[package] = match.group(1)
         return DeviceInfo(
-            serial=self.serial,
+            # the phone's own serial; over Wi-Fi debugging the adb serial is only its address
+            serial=props.get("ro.serialno") or self.serial,
             model=props.get("ro.product.model", ""),
             manufacturer=props.get("ro.product.manufacturer", ""),
             os_version=props.get("ro.build.version.release", ""),

@@ -64,7 +64,7 @@ from typing import Any, Optional
 from verirank_core.device import Device
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext
 from execution.proxy import ExecutionProxy
-from verirank_core.execution_records import Action, StepRecord, StopReason, Trajectory
+from verirank_core.execution_records import Action, DeviationKind, StepRecord, StopReason, Trajectory
 from execution.safety import SafetyPolicy
 from execution.screen_store import ScreenStore
 from execution.uicontext import UIContext
@@ -184,16 +184,16 @@ def run_episode(
     }
     if ui_map is not None:
         fields["ui_map"] = f"given ({getattr(ui_map, 'app', '?')})"
-    elif getattr(predictor, "use_ui_map", False) and instructions:
+    elif predictor.use_ui_map and instructions:
         from execution.predict.uimap import ui_map_for_device
 
-        ui_map, fields["ui_map"] = ui_map_for_device(device, getattr(predictor, "ui_map", None))
+        ui_map, fields["ui_map"] = ui_map_for_device(device, predictor.ui_map)
     if knowledge is not None:
         fields["knowledge"] = f"given ({len(knowledge)} cards)"
-    elif getattr(predictor, "use_knowledge", False) and instructions:
+    elif predictor.use_knowledge and instructions:
         from execution.knowledge import knowledge_for_device
 
-        knowledge, fields["knowledge"] = knowledge_for_device(device, getattr(predictor, "knowledge", None))
+        knowledge, fields["knowledge"] = knowledge_for_device(device, predictor.knowledge)
     steps: list[StepRecord] = []
     acted: set[int] = set()
     stop, detail = StopReason.NO_INSTRUCTIONS, "the page has no instruction steps"
@@ -203,6 +203,7 @@ def run_episode(
         info = device.info((app,) if app else ())
         fields["os_version"] = info.os_version or None
         fields["app_version"] = info.app_versions.get(app) if app else None
+        fields["device_serial"], fields["device_model"] = info.serial or None, info.model or None
         if instructions:
             size = device.screen_size()
             fields["screen_size"] = list(size)
@@ -210,7 +211,7 @@ def run_episode(
             stop, detail, last_ui, last_xml = _loop(
                 instructions, predictor, device, app, max_steps, files, safety, proxy,
                 extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map, size, capture,
-                knowledge,
+                knowledge, query=query,
             )
             # the final screen, for the judge
             if last_ui is None:
@@ -293,6 +294,7 @@ def _loop(
     size: tuple[int, int],
     capture: _Capture,
     knowledge: Any = None,
+    query: Optional[str] = None,
 ) -> tuple[StopReason, str, Optional[UIContext], Optional[str]]:
     clock = _Clock()
     clock.call(device.reset, app)
@@ -380,6 +382,19 @@ def _loop(
             controls=[c.to_json() for c in ui.controls], activity=ui.activity, deviation=pred.deviation,
             deviation_kind=pred.deviation_kind if pred.deviation else None, screen=ui.summary(),
         )
+        dry = safety.dry_run_of(verdict, query)
+        if dry:
+            # the irreversible confirm of the page's own goal: reached, visible and enabled, never pressed
+            steps.append(StepRecord(
+                **{**base, "deviation": True, "deviation_kind": DeviationKind.DRY_RUN.value},
+                action=pred.action.model_copy(update={"rationale": f"dry run: {verdict.reason}; not pressed"}),
+                ok=True, noop=True, step_done=True,
+                timings_ms=_timings(t0, t_observed, t_predicted, time.perf_counter(), clock.device_ms, pred.model_ms, io_ms),
+            ))
+            return (StopReason.COMPLETED,
+                    f"dry run: reached the irreversible {verdict.category} control "
+                    f"{pred.action.target_label!r} at step {attributed + 1} and did not press it; "
+                    f"{len(instructions) - attributed - 1} later steps lie beyond it", ui, xml)
         if not verdict.allowed:
             steps.append(StepRecord(
                 **base, action=pred.action, ok=False,

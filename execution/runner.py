@@ -228,31 +228,47 @@ def run_job(job: Job, device: Any, parts: StageParts, run_dir: Path, config: Run
         # one file per distinct screen, shared by the run's pages
         screens=screens if screens is not None else ScreenStore(run_dir / SCREENS_DIR),
     )
+    # after a device error too: a phone that failed one command may still take `settings put`
+    unrestored = restore_settings(device, before, config, job.url) if before is not None else []
     if traj.stop_reason == StopReason.DEVICE_ERROR:
-        raise DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}")
-    if before is not None:
-        report = device.restore_settings(before, tuple(config.execution.isolation_ignore))
-        if report.failed:
-            log.warning("%s: could not restore %s after %s", device.spec, ", ".join(report.failed), job.url)
+        error = DeviceError(f"{device.spec}: device failed during {job.url}: {traj.stop_detail}"
+                            + (f"; settings not restored: {', '.join(unrestored)}" if unrestored else ""))
+        # the slot puts them back when it opens the device again (DeviceSlot)
+        error.settings_owed = before if unrestored else None  # type: ignore[attr-defined]
+        raise error
     verdict = parts.judge.judge(traj, run_dir)
     actions = traj.steps
     result = ExecutionResult(
         qid=job.qid, url=job.url, rank=job.rank, status=ExecutionStatus.EXECUTED,
         reason=traj.stop_detail,
-        device=device.spec, world=traj.world, app_version=traj.app_version,
-        os_version=traj.os_version,
+        device=device.spec, world=traj.world, device_serial=traj.device_serial, device_model=traj.device_model,
+        app=traj.app, app_version=traj.app_version, os_version=traj.os_version,
         n_instructions=len(job.instructions),
         n_actions=sum(1 for s in actions if s.ok),
         n_failed_actions=sum(1 for s in actions if not s.ok),
         n_deviations=sum(1 for s in actions if s.deviation),
         deviation_kinds=dict(traj.deviations),
-        stop_reason=traj.stop_reason,
+        stop_reason=traj.stop_reason, settings_unrestored=unrestored,
         f4=float(verdict.score), judge=verdict.name, judge_detail=list(verdict.detail),
+        goal_met_before=getattr(verdict, "goal_met_before", None),
         trajectory=TRAJECTORIES_FILE,
         attempts=job.attempts,
         elapsed_s=round(time.perf_counter() - started, 3),
     )
     return PageOutput.of(result, traj)
+
+
+def restore_settings(device: Any, before: Any, config: RunConfig, url: str) -> list[str]:
+    """Put back the settings a page changed (isolation); the ``NS/KEY`` names that could not be,
+    or one line saying why none could (the device is gone)."""
+    try:
+        report = device.restore_settings(before, tuple(config.execution.isolation_ignore))
+    except DeviceError as exc:
+        log.warning("%s: could not restore the settings after %s: %s", device.spec, url, exc)
+        return [f"all (the device did not answer: {exc})"[:500]]
+    if report.failed:
+        log.warning("%s: could not restore %s after %s", device.spec, ", ".join(report.failed), url)
+    return list(report.failed)
 
 
 class ResumeCheck:
@@ -262,7 +278,8 @@ class ResumeCheck:
     a power cut can lose them after the row was saved; such a row is dropped
     when the stage resumes, and its page runs again. One check serves every
     row of a resume: the trajectories file is scanned once, and a screen
-    shared by many pages is looked for once.
+    shared by many pages is looked for once. A ``device_failed`` row is
+    dropped too: its page runs again when the stage resumes.
     """
 
     def __init__(self, run_dir: Path | str):
@@ -270,6 +287,8 @@ class ResumeCheck:
         self.present: set[str] = set()
 
     def __call__(self, result: ExecutionResult) -> bool:
+        if result.status == ExecutionStatus.DEVICE_FAILED:
+            return False  # no device could run the page then (a phone unplugged, adb gone): try again
         if not result.trajectory:
             return True
         try:
@@ -377,6 +396,8 @@ class DeviceSlot(OneAtATime):
         self.device: Any = None
         self.spec: Optional[str] = None
         self.screens = ScreenStore(self.run_dir / SCREENS_DIR)
+        #: spec -> the settings a page left changed when its device failed; restored on reopening
+        self.settings_owed: dict[str, Any] = {}
 
     def run(self, job: Job, spec: str) -> PageOutput:
         try:
@@ -384,8 +405,17 @@ class DeviceSlot(OneAtATime):
                 self.close()
                 self.device = self.opener(spec)
                 self.spec = spec
+                if spec in self.settings_owed:  # a DeviceError here keeps them owed
+                    report = self.device.restore_settings(self.settings_owed[spec],
+                                                          tuple(self.config.execution.isolation_ignore))
+                    del self.settings_owed[spec]
+                    if report.failed:
+                        log.warning("%s: could not restore %s after a failed page", spec, ", ".join(report.failed))
             return run_job(job, self.device, self.parts, self.run_dir, self.config, self.screens)
-        except DeviceError:
+        except DeviceError as exc:
+            owed = getattr(exc, "settings_owed", None)
+            if owed is not None and spec not in self.settings_owed:  # the oldest snapshot is the clean one
+                self.settings_owed[spec] = owed
             self.close()
             raise
 
@@ -992,6 +1022,7 @@ class ExecuteStage:
 
     name = "execute"
     append_only = True
+    requires = ("extraction.jsonl",)
 
     def __init__(self, llm_client: Any = None, opener: Callable[[str], Any] | None = None):
         self.llm_client, self.opener = llm_client, opener

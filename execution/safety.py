@@ -97,20 +97,51 @@ def _first_category(text: str, table: dict[str, list[re.Pattern]]) -> Optional[s
     return None
 
 
-class SafetyPolicy:
-    """Block risky actions unless their category is in ``allow``."""
+#: categories whose last control is irreversible: a dry run reaches it and never presses it
+DRY_RUN_CATEGORIES = frozenset({"factory_reset", "erase_data", "purchase", "message", "uninstall"})
 
-    def __init__(self, allow: Iterable[str] = ()):
+
+class SafetyPolicy:
+    """Block risky actions unless their category is in ``allow``.
+
+    With ``dry_run`` a page whose *stated goal* (the user's query) is the risky thing itself
+    ("how to factory reset android") is followed up to the irreversible confirm, which is never
+    pressed: see :meth:`dry_run_of`. A page that tries something destructive outside its stated
+    goal, or any page run without a query, is blocked as before.
+    """
+
+    def __init__(self, allow: Iterable[str] = (), dry_run: bool = False):
         self.allow = frozenset(allow)
+        self.dry_run = dry_run
 
     @classmethod
     def from_config(cls, cfg: Union[ExecutionConfig, AgentConfig]) -> "SafetyPolicy":
-        """From ``ExecutionConfig`` (reads ``agent.safety.allow``)."""
+        """From ``ExecutionConfig`` (reads ``agent.safety.allow`` and ``agent.use_dry_run``)."""
         agent = getattr(cfg, "agent", cfg)
-        return cls(allow=agent.safety.allow)
+        return cls(allow=agent.safety.allow, dry_run=agent.use_dry_run)
 
     def __repr__(self) -> str:
-        return f"SafetyPolicy(allow={sorted(self.allow)})"
+        return f"SafetyPolicy(allow={sorted(self.allow)}, dry_run={self.dry_run})"
+
+    @staticmethod
+    def goal_category(query: Optional[str]) -> Optional[str]:
+        """The risk category the user's question asks for ("how to factory reset" -> factory_reset)."""
+        if not query:
+            return None
+        return _first_category(query.lower(), _COMPILED_STEP)
+
+    def dry_run_of(self, verdict: SafetyVerdict, query: Optional[str]) -> bool:
+        """A refused action is the irreversible step of the page's own stated goal: a dry run.
+
+        The first control on the way that names the risk ("Erase all data (factory reset)",
+        "Uninstall") is where the dry run ends; it is never pressed, because a simulated or real
+        screen cannot tell us that a row only opens another confirmation. Screens before it
+        ("System", "Reset options") are entered as usual. Without a query, or when the query asks
+        for something else, the action stays blocked.
+        """
+        if not self.dry_run or verdict.allowed or verdict.category not in DRY_RUN_CATEGORIES:
+            return False
+        return self.goal_category(query) == verdict.category
 
     def classify(self, step_text: str, action: Action, target_text: str = "") -> Optional[str]:
         """The risk category of doing ``action`` on ``target_text`` for ``step_text``, or None."""

@@ -39,7 +39,7 @@ from verirank_core.errors import ConfigError, StoreError, VerirankError
 __all__ = [
     "METRICS", "FEATURE_GROUPS", "RESULTS_DIR", "Setup", "base_parser", "prepare", "ensure_bench",
     "pipeline_config", "run_pipeline", "ensure_pretrain", "load_feature_table", "load_training_data",
-    "read_page_labels", "bench_qrels", "scores_run", "ordered_run", "original_run", "fit_ranker",
+    "read_page_labels", "bench_qrels", "ordered_run", "baseline_run", "fit_ranker",
     "md_table", "fmt", "write_result", "run_facts", "Tracker", "tracked", "log", "entry_point",
 ]
 
@@ -195,6 +195,7 @@ def read_page_labels(bench: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 def pipeline_config(config: RunConfig, bench: Path, devices: int) -> RunConfig:
     """``config`` set up for the benchmark: its pre-filled page cache and ``devices`` simulators."""
+    from verirank.demo import sim_execution
     from verirank_core.extraction_records import Query
     from verirank_core.store import read_jsonl
 
@@ -204,9 +205,7 @@ def pipeline_config(config: RunConfig, bench: Path, devices: int) -> RunConfig:
     first = next((w for w in worlds if w), None)
     if first is None:
         raise StoreError(f"{bench}/queries.jsonl names no simulator world; the experiments run on sim:<world>")
-    cfg.execution.devices = [f"sim:{first}"] * devices
-    cfg.execution.route_by_world = True
-    return cfg
+    return sim_execution(cfg, first, devices)
 
 
 class _CopiedStage:
@@ -217,6 +216,7 @@ class _CopiedStage:
     """
 
     append_only = True
+    requires = ()
 
     def __init__(self, name: str, source: Path, files: tuple[str, ...]):
         self.name, self.source, self.files = name, Path(source), files
@@ -441,42 +441,25 @@ def fit_ranker(name: str, train: Any, valid: Any, config: RunConfig) -> Any:
 # --- runs from scores ------------------------------------------------------------------------------
 
 
-def scores_run(table: Any, scores: Sequence[float]) -> dict[str, dict[str, float]]:
-    """A TREC-style run from one score per row of a feature table."""
-    from ranking.metrics import run_from_scores
-
-    return run_from_scores(list(table["qid"].astype(str)), list(table["url"].astype(str)), list(scores))
-
-
 def ordered_run(table: Any, scores: Sequence[float], order: str) -> dict[str, dict[str, float]]:
-    """The run a reranker outputs, as scores = -position.
+    """The run a reranker outputs (:func:`ranking.rerank.rerank`), as a TREC-style run.
 
     ``score``: every page by score; ``verified-first``: verified pages first by
-    score, the rest in original order (:func:`ranking.rerank.rerank`). Equal
-    scores keep the original order in both (not trec_eval's doc-id order).
+    score, the rest in original order. Equal scores keep the original order in
+    both (:mod:`ranking.order`, not trec_eval's doc-id order).
     """
+    from ranking.order import ranked_run
     from ranking.rerank import rerank
 
-    if order == "score":
-        return scores_run(table, _tie_broken(table, scores))
     ranked = rerank(table, np.asarray(scores, dtype=np.float64), order)
-    return scores_run(ranked, -ranked["rank"].to_numpy(dtype=np.float64))
+    return ranked_run(ranked["qid"], ranked["url"], ranked["rank"])
 
 
-def _tie_broken(table: Any, scores: Sequence[float]) -> np.ndarray:
-    """Scores as positions: score descending, ties in original order (not by URL)."""
-    ranked = table.assign(_s=np.asarray(scores, dtype=np.float64)).reset_index(drop=True)
-    ranked["_row"] = np.arange(len(ranked))
-    ranked = ranked.sort_values(["qid", "_s", "rank"], ascending=[True, False, True], kind="stable")
-    ranked["_pos"] = ranked.groupby("qid", sort=False).cumcount() + 1
-    out = np.zeros(len(ranked))
-    out[ranked["_row"].to_numpy()] = -ranked["_pos"].to_numpy(dtype=np.float64)
-    return out
+def baseline_run(table: Any, name: str, order: str = "score") -> dict[str, dict[str, float]]:
+    """The run of a registered fixed ranker: ``original`` (the search engine's order), ``f4``, ``f4-first``."""
+    from ranking.rerank import baseline_ranker, score_with_model
 
-
-def original_run(table: Any) -> dict[str, dict[str, float]]:
-    """The search engine's order: score = -original rank."""
-    return scores_run(table, -table["rank"].to_numpy(dtype=np.float64))
+    return ordered_run(table, score_with_model(table, baseline_ranker(name, table)), order)
 
 
 # --- tables and result files -------------------------------------------------------------------------

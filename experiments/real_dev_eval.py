@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from experiments.verification_eval import SYSTEMS, make_system, run_pages, summarise
+from experiments.verification_eval import run_pages, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_DIR = Path(os.environ.get("VERIRANK_SHARED", ROOT.parent / "shared")) / "real-dev"
@@ -42,6 +42,25 @@ RESULTS_DIR = ROOT / "experiments" / "results"
 NAME = "real_dev_eval"
 WORLD = "imported/oneplus-settings-android11"
 TARGETS = {"recall": 0.85, "precision": 0.95, "gap_P@1": 0.90, "gap_NDCG@5": 0.90}
+#: system -> the agent settings it turns off (``execution.agent``; the judge follows ``use_knowledge``)
+SYSTEMS: dict[str, dict[str, bool]] = {
+    "full": {},
+    "no_cards": {"use_knowledge": False},
+    "no_reflection": {"use_reflection": False},
+    "no_lookahead": {"use_lookahead": False},
+    "no_dry_run": {"use_dry_run": False},
+}
+
+
+def make_system(config: Any, **off: bool) -> tuple[Any, Any]:
+    """The heuristic predictor and judge with some of the agent's abilities turned off."""
+    from execution.judge import HeuristicJudge
+    from execution.predict.heuristic import HeuristicPredictor
+
+    agent = config.execution.agent.model_copy(update=off, deep=True)
+    if not agent.use_knowledge:  # no cards for the judge either
+        agent.judge = agent.judge.model_copy(update={"use_knowledge": False})
+    return HeuristicPredictor.from_config(agent.heuristic, agent=agent), HeuristicJudge.from_config(agent)
 
 
 def load_pages(dev: Path, only: Optional[set[str]] = None) -> list[dict[str, Any]]:
@@ -64,8 +83,47 @@ def load_pages(dev: Path, only: Optional[set[str]] = None) -> list[dict[str, Any
 # --- the whole chain ------------------------------------------------------------------------------
 
 
-def run_chain(dev: Path, out: Path, config: Any, only: Optional[set[str]] = None) -> list[dict[str, Any]]:
-    """Render, serve and run the pipeline's stages; one row per text (as ``run_pages`` gives)."""
+def render_structure(dev: Path, site: Path, structure: str) -> None:
+    """Like ``render_plain.py``, in one of stage 1's page structures (``benchmarks/real_dev_pages.py``).
+
+    Pages show a text's sentences in ``structure`` with a real site's furniture; a text the structure
+    does not fit (a breadcrumb page needs a menu path) is left out. The SERP keeps the seeded order.
+    """
+    from benchmarks.real_dev_pages import applies, load_texts, render
+
+    texts = load_texts(dev)
+    by_pid = {t.pid: t for t in texts}
+    labels = {json.loads(line)["pid"]: json.loads(line) for line in (dev / "pages.jsonl").read_text("utf-8").splitlines()}
+    tasks = [json.loads(line) for line in (dev / "tasks.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    (site / "site").mkdir(parents=True, exist_ok=True)
+    queries, serp, rows = [], [], []
+    for task in tasks:
+        queries.append(json.dumps({k: task[k] for k in ("qid", "query", "app", "device")}))
+        page = load_pages(dev, {task["qid"]})
+        rank = 0
+        for p in page:
+            text = by_pid[p["doc"]]
+            if not applies(text, structure):
+                continue
+            rank += 1
+            name = p["doc"].split("-", 1)[1]
+            (site / "site" / task["qid"]).mkdir(exist_ok=True)
+            (site / "site" / task["qid"] / f"{name}.html").write_text(render(text, structure, texts).html, "utf-8")
+            url = f"http://127.0.0.1:PORT/{task['qid']}/{name}.html"
+            serp.append(json.dumps({"qid": task["qid"], "rank": rank, "url": url, "title": task["query"],
+                                    "snippet": " ".join(text.sentences)[:150]}))
+            rows.append(json.dumps({"qid": task["qid"], "url": url, "style": structure,
+                                    "works_on_device": labels[p["doc"]]["works_on_device"]}))
+    (site / "queries.jsonl").write_text("\n".join(queries) + "\n", "utf-8")
+    (site / "serp.jsonl").write_text("\n".join(serp) + "\n", "utf-8")
+    (site / "labels.jsonl").write_text("\n".join(rows) + "\n", "utf-8")
+
+
+def run_chain(dev: Path, out: Path, config: Any, only: Optional[set[str]] = None,
+              structure: str = "plain") -> list[dict[str, Any]]:
+    """Render, serve and run the pipeline's stages; one row per text (as ``run_pages`` gives).
+
+    ``structure`` is ``plain`` (``render_plain.py``, the headline) or one of ``STRUCTURES``."""
     import subprocess
     import sys
 
@@ -79,7 +137,10 @@ def run_chain(dev: Path, out: Path, config: Any, only: Optional[set[str]] = None
     from verirank_core.store import RunDir, read_jsonl
 
     site = out / "rendered"
-    subprocess.run([sys.executable, str(dev / "render_plain.py"), str(site)], check=True, capture_output=True)
+    if structure == "plain":
+        subprocess.run([sys.executable, str(dev / "render_plain.py"), str(site)], check=True, capture_output=True)
+    else:
+        render_structure(dev, site, structure)
     labels = {(r["qid"], r["url"]): r for r in map(json.loads, (site / "labels.jsonl").read_text("utf-8").splitlines())}
     cfg = config.model_copy(deep=True)
     cfg.extraction.fetch.allow_private_hosts = True
@@ -106,7 +167,7 @@ def run_chain(dev: Path, out: Path, config: Any, only: Optional[set[str]] = None
         if ex is not None and ex.status.value != "ok":
             stop = f"stage 1: {ex.status.value}"
         rows.append({"qid": hit["qid"], "doc": hit["url"].rsplit("/", 1)[1].removesuffix(".html"),
-                     "rank": hit["rank"], "kind": "plain_ol", "works": bool(label["works_on_device"]),
+                     "rank": hit["rank"], "kind": structure, "works": bool(label["works_on_device"]),
                      "f4": float(done.f4) if done else 0.0, "stop": stop, "detail": (done.reason if done else "")[:200],
                      "deviations": dict(done.deviation_kinds) if done else {},
                      "n_actions": done.n_actions if done else 0, "terminal": "",
@@ -193,6 +254,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--verbose", action="store_true", help="print every text whose verdict disagrees with its label")
     ap.add_argument("--chain", action="store_true",
                     help="run the whole pipeline on the plain rendering (render_plain.py) instead of stage 2 alone")
+    ap.add_argument("--structure", default="plain",
+                    help="with --chain: plain (render_plain.py, the headline) or a page structure of "
+                         "benchmarks/real_dev_pages.py (ol, paragraph, step_headings, table, accordion, ...)")
     ap.add_argument("--out", type=Path, default=None,
                     help="working folder of --chain (default: a fresh folder under runs/experiments/real-dev)")
     ap.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
@@ -248,7 +312,7 @@ def _main_chain(args: argparse.Namespace, config: Any, pages: list[dict[str, Any
 
     out = args.out or ROOT / "runs" / "experiments" / "real-dev" / time.strftime("chain-%Y%m%d-%H%M%S")
     out.mkdir(parents=True, exist_ok=True)
-    rows = run_chain(args.dev, out, config, only)
+    rows = run_chain(args.dev, out, config, only, args.structure)
     for r in rows:  # the pid, as stage 2 alone names it
         r["doc"] = f"{r['qid']}-{r['doc']}"
     summary = summarise(rows)
@@ -258,10 +322,14 @@ def _main_chain(args: argparse.Namespace, config: Any, pages: list[dict[str, Any
              "run": str(out)}
     if args.verbose:
         _print_disagreements(rows, pages)
-    name = args.name if args.name != NAME else "real_dev_chain"
+    name = args.name if args.name != NAME else "real_dev_chain" + ("" if args.structure == "plain" else
+                                                                     f"-{args.structure}")
     md = markdown({"chain": summary}, {"chain": rows}, facts).replace(
         "Steps: each text's labelled instruction sentences.",
-        "Whole chain: each text rendered as a plain `<ol>` page, fetched, extracted and executed by the pipeline.")
+        "Whole chain: each text rendered as a page "
+        + ("of one `<li>` per labelled step (`render_plain.py`)" if args.structure == "plain" else
+           f"of structure `{args.structure}` (its sentences, `benchmarks/real_dev_pages.py`)")
+        + ", fetched, extracted and executed by the pipeline.")
     gaps = summary["product_gap_closed"]
     md += (f"\nThe product's reranked list (bundled ranker, `reranked.jsonl`) closes {_f(gaps['P@1'])} of the gap on "
            f"P@1 and {_f(gaps['NDCG@5'])} on NDCG@5.\n")

@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from experiments.common import (
     METRICS, base_parser, bench_qrels, ensure_bench, ensure_pretrain, entry_point, fit_ranker, fmt,
-    load_feature_table, load_training_data, log, md_table, ordered_run, original_run, pipeline_config,
+    load_feature_table, load_training_data, log, md_table, ordered_run, baseline_run, pipeline_config,
     prepare, run_facts, run_pipeline, tracked, write_result,
 )
 
@@ -63,8 +63,8 @@ def rank_systems(table: Any, qrels: dict, models: dict[str, Any], order: str) ->
     judged = set(table["qid"])
     runs: dict[str, dict] = {
         ORACLE: {q: docs for q, docs in oracle_run(qrels).items() if q in judged},
-        ORIGINAL: original_run(table),
-        F4_ONLY: ordered_run(table, table["F4"].to_numpy(), "score"),
+        ORIGINAL: baseline_run(table, "original"),
+        F4_ONLY: baseline_run(table, "f4"),
     }
     plain: dict[str, dict] = {}
     for label, model in models.items():

@@ -42,13 +42,14 @@ import numpy as np
 
 from experiments.common import (
     METRICS, base_parser, bench_qrels, entry_point, fit_ranker, fmt, log, md_table, ordered_run,
-    original_run, pipeline_config, prepare, run_facts, run_pipeline, tracked, write_result,
+    baseline_run, pipeline_config, prepare, run_facts, run_pipeline, tracked, write_result,
 )
 from verirank_core.config import RunConfig
+from verirank_core.resources import TASKS_DIR
 
 NAME = "uimap_ablation"
 #: the task files of the real-app worlds sit beside the others as ``real-*.yaml``
-REAL_TASKS_DIR = Path(__file__).resolve().parents[1] / "datasets" / "howtobench" / "tasks"
+REAL_TASKS_DIR = TASKS_DIR
 TASK_GLOB = "real-*.yaml"
 ARMS: tuple[tuple[str, bool], ...] = (("without map", False), ("with map", True))
 PAGES_PER_QUERY = 10
@@ -135,6 +136,7 @@ class _GoalExecuteStage:
 
     name = "execute"
     append_only = True
+    requires = ("queries.jsonl", "extraction.jsonl")
 
     def __init__(self, goals: dict[str, tuple[str, str]]):
         self.goals = goals
@@ -295,8 +297,8 @@ def ranking_measures(table: Any, qrels: dict, config: RunConfig, seed: int) -> d
     judged = set(table["qid"])
     runs = {
         "Oracle": {q: d for q, d in oracle_run(qrels).items() if q in judged},
-        "Original order": original_run(table),
-        "F4 only": ordered_run(table, table["F4"].to_numpy(), "score"),
+        "Original order": baseline_run(table, "original"),
+        "F4 only": baseline_run(table, "f4"),
         "LR (F1-F18)": ordered_run(table, cross_validated_scores(table, list(PAPER), config, seed), order),
         "LR (F1-F18 + deviations)": ordered_run(
             table, cross_validated_scores(table, [*PAPER, DEVIATION], config, seed), order),

@@ -157,7 +157,7 @@ def make_system(config: Any, use_knowledge: bool, use_reflection: bool) -> tuple
 
 
 def run_pages(pages: list[dict[str, Any]], world: str, predictor: Any, judge: Any, max_steps: int,
-              progress: Optional[Callable[[int], None]] = None) -> list[dict[str, Any]]:
+              advance: Optional[Callable[[int], None]] = None) -> list[dict[str, Any]]:
     """One episode per page on a fresh simulated phone; one row per page (a failing page is a row too)."""
     from execution.agent import run_episode
     from phonesim.device import SimDevice
@@ -177,8 +177,8 @@ def run_pages(pages: list[dict[str, Any]], world: str, predictor: Any, judge: An
             row.update(f4=0.0, stop="error", detail=f"{type(exc).__name__}: {exc}"[:200], deviations={},
                        n_actions=0, terminal="")
         out.append(row)
-        if progress:
-            progress(1)
+        if advance:
+            advance(1)
     return out
 
 

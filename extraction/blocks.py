@@ -70,6 +70,13 @@ _MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|\s+/\s+|,?\s+and then\s+", re.I)
+#: the same without the spaced slash: next to arrows, "Network / Internet" is one name
+_ARROW_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|,?\s+and then\s+", re.I)
+#: verbs that move through menus: "... and then tap Display" stays as written
+_NAV_VERB = re.compile(r"^(?:tap|select|choose|click|press|toggle|turn|switch|enable|disable|open|go|scroll|"
+                       r"touch|hit|navigate|head)\b", re.I)
+#: what may follow a comma in a menu name ("Reset Wi-Fi, mobile & Bluetooth"): no verb, no clause
+_CLAUSE_WORD = re.compile(r"^\s*(?:and|then|or|but|so|if|which|where|when|to|it|this|that|you|your|the|a|an)\b", re.I)
 _LEAD_IN = re.compile(r"\b(?:go to|goes to|navigate to|head to|head over to|open|tap|select|choose|"
                       r"click|visit|find|under|in)\s+(?:the\s+)?(?:app\s+)?$", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'(?:ve|d|m)|we|we'(?:ve|d)|my|me|our)\b", re.I)
@@ -119,8 +126,16 @@ def strip_marker(text: str) -> tuple[Optional[int], str]:
     return number, text[m.end():].strip()
 
 
+#: a place or condition before the action: "On your Android device, download ...",
+#: "If you don't see Security, select Applications", "To the right of the bar, tap More"
+_LEAD_CLAUSE = re.compile(r"^(?:on|from|in|under|at|within|inside|once|after|when|if|to|for|with|while|before|"
+                          r"using|via)\b[^,.;:!?]{1,80},\s*", re.I)
+
+
 def _first_word(text: str) -> str:
     text = _DISCOURSE.sub("", strip_marker(text)[1])
+    for _ in range(2):  # "In your Settings, under "Security," turn off ..."
+        text = _DISCOURSE.sub("", _LEAD_CLAUSE.sub("", text))
     m = _WORD.search(text[:40])
     return m.group(0).lower() if m and m.start() <= 3 else ""
 
@@ -360,6 +375,12 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 _NUMBER_CELL = re.compile(r"^\s*(?:step\s*)?\d{1,2}\s*[.:)]?\s*$", re.I)
 
 
+def _is_header_row(cells: list[str]) -> bool:
+    """Column names: every cell a word or three, no sentence, no instruction, no number."""
+    return bool(cells) and all(len(c.split()) <= 3 and not c.rstrip().endswith((".", "!", "?"))
+                               and not is_imperative(c) and not re.search(r"\d", c) for c in cells)
+
+
 def _table_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """One step per table row; the step-number column and header rows are left out."""
     rows: dict[str, list[int]] = {}
@@ -375,8 +396,10 @@ def _table_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     for table, trs in tables.items():
         trs.sort(key=lambda tr: rows[tr][0])
         positions, steps = [], []
-        for tr in trs:
+        for n, tr in enumerate(trs):
             cells = [j for j in rows[tr] if snippets[j].tag != "th" and _nearest(snippets[j].xpath, ("th",)) is None]
+            if n == 0 and len(trs) > 2 and _is_header_row([snippets[j].text for j in cells]):
+                continue  # a header written in plain cells ("Step | Action" in bold <td>s)
             cells = [j for j in cells if not _NUMBER_CELL.match(snippets[j].text)]
             if not cells:
                 continue  # a header row, or a row holding only its number
@@ -424,7 +447,8 @@ def _capital(text: str) -> str:
 def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     """"Go to Settings > Display > Dark theme and turn it on." ->
     (steps, told as an action?, the rest of the sentence: "turn it on")."""
-    parts = _BREADCRUMB_SEP.split(text)
+    # arrows make the path; a spaced "/" between them is part of a name
+    parts = (_ARROW_SEP if re.search(r"(?:>|→|->|»|›|⇒|=>|➔|▸|▶)", text) else _BREADCRUMB_SEP).split(text)
     if len(parts) < 2:
         return None
     head, middle, tail = parts[0], parts[1:-1], parts[-1]
@@ -446,6 +470,12 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     pieces = re.split(r"(\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()])", tail, maxsplit=1)
     last = pieces[0]
     rest = "".join(pieces[1:]).strip() if len(pieces) > 1 else ""
+    # a comma inside the last name: "Reset Wi-Fi, mobile & Bluetooth" (the words after it act on nothing)
+    if len(pieces) > 1 and pieces[1] == ",":
+        named = re.split(r"[,.;:!?()]", pieces[2], maxsplit=1)[0]
+        if named.strip() and len(named.split()) <= 4 and not is_imperative(named) and not _CLAUSE_WORD.match(named):
+            last = f"{last},{named}"
+            rest = pieces[2][len(named):].strip()
     rest = re.sub(r"^(?:and|then|,|;|:|\.)+\s*", "", rest, flags=re.I).strip()
     if rest.lower().startswith(("and ", "then ")):
         rest = rest.split(" ", 1)[1]
@@ -459,7 +489,9 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     verb = verb_match.group(0).strip() if imperative_lead else "Open"
     steps = [f"{_capital(verb)} {path[0]}"]
     # a part that is already an action ("... and then tap Display") stays as written
-    steps += [_capital(p) if is_imperative(p) else f"Tap {p}" for p in path[1:]]
+    # ("Reset options", "Install unknown apps": a menu name in title case starting with a verb is tapped)
+    steps += [_capital(p) if _NAV_VERB.match(p) or (is_imperative(p) and p[:1].islower()) else f"Tap {p}"
+              for p in path[1:]]
     return steps, imperative_lead, rest
 
 
@@ -521,7 +553,7 @@ def _instruction_sentences(text: str) -> list[str]:
     if sum(flags) < 2:
         chains = [t for t in sentences if _is_action_chain(t)]
         return chains[:1]
-    first = flags.index(True)
+    first = _paragraph_start([(0, t) for t in sentences], flags.index(True))
     last = len(flags) - 1 - flags[::-1].index(True)
     return sentences[first:last + 1]
 
@@ -561,25 +593,89 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
+#: tags that end a run of prose: a heading, a disclosure's question, a list item, a cell
+_PROSE_BREAK = ("summary", "li", "dt", "dd", "td", "th")
+
+
+def _paragraph_start(sentences: Sequence[tuple[int, str]], first: int, most: int = 3) -> int:
+    """Where the telling starts: the first instruction's paragraph from its start, when only a
+    sentence or three ("On Android 11 the menu moved.") stand before it."""
+    start = first
+    while start > 0 and sentences[start - 1][0] == sentences[first][0] and first - start < most:
+        start -= 1
+    return start if start == 0 or sentences[start - 1][0] != sentences[first][0] else first
+
+
+def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
+    """A how-to told as prose: the sentences of consecutive paragraphs, one step per sentence.
+
+    The paragraphs belong to one section (or to parallel containers: one answer
+    per ``div``); a heading, a "label:" line, a list or a table ends them. The
+    block runs from the first sentence that reads as an instruction to the last
+    ("If you don't see it, ..." and "You will see a pop-up." between them stay:
+    they are part of the telling).
+    """
+    blocks: list[Block] = []
+    run: list[int] = []
+
+    def close() -> None:
+        if len(run) >= 2:
+            sentences = [(i, t.strip()) for i in run for t in _SENTENCE.split(snippets[i].text) if t.strip()]
+            flags = [is_imperative(t) for _, t in sentences]
+            if sum(flags) >= 2:
+                first, last = flags.index(True), len(flags) - 1 - flags[::-1].index(True)
+                first = _paragraph_start(sentences, first)
+                kept = sentences[first:last + 1]
+                if len({i for i, _ in kept}) >= 2:  # one paragraph alone is an imperative block
+                    blocks.append(Block("prose", [t for _, t in kept], [i for i, _ in kept]))
+        run.clear()
+
+    for i, s in enumerate(snippets):
+        if s.tag in _NOISE_TAGS:
+            continue
+        if (s.tag in _HEADINGS or s.tag in _PROSE_BREAK or s.link or _is_label(s)
+                or _nearest(s.xpath, _PROSE_BREAK) is not None):
+            close()
+            continue
+        if run:
+            prev = snippets[run[-1]].xpath
+            if _parent(prev) != _parent(s.xpath) and prev != s.xpath and _shape(prev) != _shape(s.xpath):
+                close()
+        run.append(i)
+    close()
+    return blocks
+
+
 def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Unnumbered sibling headings that read as actions, each with its body ("Make a List..." + paragraphs)."""
+    # sibling headings, or headings of parallel containers (one <div class="step"> each)
     groups: dict[tuple[str, str], list[int]] = {}
     for i, s in enumerate(snippets):
         if s.tag in _HEADINGS and not s.link:
-            groups.setdefault((_parent(s.xpath), s.tag), []).append(i)
+            groups.setdefault((_shape(s.xpath), s.tag), []).append(i)
     blocks = []
     for (_, tag), heads in groups.items():
-        if len(heads) < 3:
+        if len(heads) < 2:
             continue
-        # runs of action headings; a heading that is not an action ends the run
+        # runs of action headings; a higher heading between two ends the run, and so do two
+        # headings in a row that are not actions (one, "If it is missing", may sit between steps)
         runs: list[list[int]] = [[]]
+        gap: list[int] = []
         for i in heads:
-            if is_imperative(snippets[i].text) and strip_marker(snippets[i].text)[0] is None:
-                runs[-1].append(i)
-            elif runs[-1]:
+            higher = runs[-1] and any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag]
+                                      for j in range(runs[-1][-1] + 1, i))
+            if higher or len(gap) >= 2:
                 runs.append([])
+                gap = []
+            if is_imperative(snippets[i].text) and strip_marker(snippets[i].text)[0] is None:
+                runs[-1] += gap + [i] if runs[-1] else [i]
+                gap = []
+            elif runs[-1]:
+                gap.append(i)
         for run in runs:
-            if len(run) < 3:
+            # three action titles, or two written as sentences ("Open the Settings app.")
+            sentences = all(snippets[i].text.rstrip().endswith((".", "!")) for i in run)
+            if len(run) < 3 and not (len(run) == 2 and sentences):
                 continue
             steps, longest, end = [], 0, 0
             for n, i in enumerate(run):
@@ -597,7 +693,7 @@ def find_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Every candidate block of the page, each with its heading context, in page order."""
     blocks = (_list_blocks(snippets) + _numbered_blocks(snippets) + _table_blocks(snippets)
               + _deflist_blocks(snippets) + _heading_blocks(snippets) + _breadcrumb_blocks(snippets)
-              + _imperative_blocks(snippets))
+              + _imperative_blocks(snippets) + _prose_blocks(snippets))
     context = heading_context(snippets)
     for b in blocks:
         path = context[b.first]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Optional
 
 from verirank_core.extraction_records import CleanedPage, Query
 
@@ -22,6 +23,10 @@ class ExtractorOutput:
     reason: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: the platform the steps are written for ("android", "ios"), when the page says
+    stated_platform: Optional[str] = None
+    #: the phone maker the steps are written for ("samsung", "pixel", ...), when the page says
+    stated_device: Optional[str] = None
 
 
 class Extractor(ABC):

@@ -88,7 +88,7 @@ _TITLE_FLOOR = 0.4
 #: how much a kind of block is trusted when scores are close: a page's own list or
 #: numbered steps beat a menu path mentioned in passing
 _KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "headings": 0.95, "imperative": 0.95,
-               "breadcrumb": 0.85}
+               "prose": 0.95, "breadcrumb": 0.85}
 
 
 def _tokens(text: str) -> list[str]:
@@ -199,6 +199,28 @@ def _looks_stuffed(page: CleanedPage) -> Optional[str]:
     if count >= 8 and share >= 0.08:
         return f"keyword stuffing: '{' '.join(top)}' makes up {share:.0%} of the page's word pairs"
     return None
+
+
+def _dedupe(steps: list[str]) -> list[str]:
+    """Steps without repeats (a step shown twice, as a caption and as text, is one step).
+
+    A short step may come back later ("Tap Next" on two screens of a wizard); only
+    a step repeated right away, or a longer one repeated anywhere, is a duplicate.
+    """
+    seen: set[tuple[str, ...]] = set()
+    out: list[str] = []
+    for s in steps:
+        key = tuple(_tokens(s))
+        if key and ((out and key == tuple(_tokens(out[-1]))) or (key in seen and len(key) >= 4)):
+            continue
+        seen.add(key)
+        out.append(s)
+    return out
+
+
+def _size(block: Block) -> int:
+    """How much page text a block holds (a menu path split into "Tap X" steps holds little)."""
+    return len(_tokens(" ".join(block.steps)))
 
 
 def _english_share(text: str) -> float:
@@ -333,7 +355,7 @@ class HeuristicExtractor(Extractor):
         # a block inside a bigger candidate (a paragraph of one step's body) stands for
         # that candidate when it is about as relevant: the page's steps are the whole of it
         outer = [s for s in fitting if s is not best and s.block.first <= best.block.first
-                 and s.block.last >= best.block.last and len(s.block.steps) > len(best.block.steps)
+                 and s.block.last >= best.block.last and _size(s.block) > _size(best.block)
                  and s.relevance >= best.relevance - 0.15]
         if outer:
             inner = best
@@ -341,12 +363,17 @@ class HeuristicExtractor(Extractor):
             notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
-        steps = best.block.steps[: cfg.max_steps]
+        steps = _dedupe(best.block.steps)[: cfg.max_steps]
         if page.lang is None and _english_share(" ".join(steps)) < 0.15:
             return ExtractorOutput(reason="the steps do not read as English")
         where = f" under {best.block.heading!r}" if best.block.heading else ""
+        stated = best.platform or _platform_of(page.title)
+        if stated and stated != platform:
+            notes.append(f"written for {stated}, kept: the device decides whether the steps work")
         return ExtractorOutput(
             steps=steps,
             reason=f"{best.block.kind} block{where} (relevance {best.relevance:.2f}, how-to {best.howto:.2f})"
                    + "".join(f"; {n}" for n in notes),
+            stated_platform=stated,
+            stated_device=brands[id(best)] or _brand_of(page.title),
         )

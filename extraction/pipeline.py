@@ -137,7 +137,8 @@ def extract_one(page: Page, query: Query, body: Optional[bytes], extractor: Extr
     except Exception as exc:
         log.exception("extractor %s failed on %s", extractor.name, page.url)
         return record(ExtractionStatus.EXTRACTOR_FAILED, f"unexpected {type(exc).__name__}: {exc}")
-    tokens = dict(prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens)
+    tokens = dict(prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens,
+                  stated_platform=out.stated_platform, stated_device=out.stated_device)
     raw = [s for s in out.steps if s and s.strip()]
     if not raw:
         return record(ExtractionStatus.NO_STEPS, out.reason or "the extractor found no steps", **tokens)
@@ -332,6 +333,7 @@ class SearchStage:
 
     name = "search"
     append_only = True
+    requires = ()
 
     def __init__(self, queries: Optional[Path], serp: Optional[Path] = None, inputs: Any = None):
         #: ``inputs``: what identifies the query set in the fingerprint (e.g. a benchmark's name and seed)
@@ -353,6 +355,7 @@ class FetchStage:
 
     name = "fetch"
     append_only = True
+    requires = ("serp.jsonl",)
 
     def __init__(self, session=None):
         self.session = session
@@ -376,6 +379,7 @@ class ExtractStage:
 
     name = "extract"
     append_only = True
+    requires = ("pages.jsonl", "queries.jsonl")
 
     def __init__(self, extractor: Optional[Extractor] = None, encoder=None):
         self.extractor, self.encoder = extractor, encoder

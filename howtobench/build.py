@@ -24,7 +24,7 @@ import hashlib
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Optional
 
 from phonesim.world import World, load_world
 from extraction.pagecache import PageCache
@@ -37,15 +37,16 @@ from howtobench.site import write_page
 from howtobench.stats import compute_stats, format_stats_markdown
 from howtobench.tasks import TASKS_DIR, Task, gold_actions, load_tasks
 from verirank_core.errors import SchemaError
+from verirank_core.resources import FULL_BENCH, SMALL_BENCH
+from verirank_core.stages import Progress
 from verirank_core.store import atomic_write_json, atomic_write_text, write_jsonl
 
 __all__ = ["DEFAULT_OUT", "SMALL_DIR", "SMALL_WORLDS", "BuildReport", "build_benchmark", "query_id",
            "check_task", "select_queries"]
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "datasets" / "howtobench" / "build"
+DEFAULT_OUT = FULL_BENCH
 #: the committed --small subset the demo and tests use
-SMALL_DIR = ROOT / "datasets" / "howtobench" / "small"
+SMALL_DIR = SMALL_BENCH
 #: --small: 3 tasks x 1 phrasing on each of these worlds, 10 pages per query
 SMALL_WORLDS = ("oneui5-settings", "browser-app", "clock-app", "keyboard-app")
 SMALL_TASKS_PER_WORLD = 3
@@ -106,7 +107,7 @@ def build_benchmark(
     seed: int = 0,
     tasks_dir: Path | str = TASKS_DIR,
     pages_per_query: Optional[int] = None,
-    progress: Optional[Callable[[Iterable], Iterable]] = None,
+    progress: Optional[Progress] = None,
 ) -> BuildReport:
     """Build HowToBench (test split) into ``out``; see the module docstring for the layout."""
     out = Path(out)
@@ -130,7 +131,7 @@ def build_benchmark(
     cache = PageCache(out / "cache" / "pages")
     judge = ReplayCache()
     queries, serp, fetched, qrels_rows, page_labels, query_labels = [], [], [], [], [], []
-    items = progress(selected) if progress else selected
+    items = progress(selected, total=len(selected), desc="bench build", unit="query") if progress else selected
     for task, text in items:
         world = worlds[task.world]
         qid = query_id(task, text)

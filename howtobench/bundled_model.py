@@ -28,17 +28,21 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
+from verirank_core.resources import BUNDLED_MODEL, PRETRAIN_FEATURES
+
 __all__ = ["FINGERPRINT_FILES", "fingerprint", "stored_fingerprint", "rebuild", "anonymise_url", "MODEL_DIR",
            "FEATURES_DIR"]
 
+#: the checkout whose source files the fingerprint hashes (rebuilding the model is a developer task)
 ROOT = Path(__file__).resolve().parents[1]
-MODEL_DIR = ROOT / "datasets" / "models" / "lr-pretrain"
-FEATURES_DIR = ROOT / "datasets" / "models" / "pretrain-features"
+MODEL_DIR = BUNDLED_MODEL
+FEATURES_DIR = PRETRAIN_FEATURES
 FINGERPRINT_NAME = "fingerprint.json"
 
 #: source files whose behaviour shapes the pre-training features (globs, relative to the repo root)
 FINGERPRINT_FILES: tuple[str, ...] = (
-    "execution/agent.py", "execution/judge.py", "execution/proxy.py", "execution/distill.py",
+    "execution/agent.py", "execution/judge.py", "execution/goal.py", "execution/goal_check.py",
+    "execution/proxy.py", "execution/distill.py",
     "execution/uicontext.py", "execution/uitree.py", "execution/predict/base.py", "execution/predict/heuristic.py",
     "execution/predict/steps.py", "execution/predict/match.py", "execution/predict/uimap.py",
     "execution/knowledge/*.py", "datasets/knowledge/*.json", "ranking/features.py", "ranking/terms.py",

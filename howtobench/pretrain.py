@@ -57,13 +57,14 @@ from howtobench.replay import Replayer
 from howtobench.tasks import TASKS_DIR, Step, Task, gold_actions, load_tasks
 from howtobench.wording import render_steps
 from verirank_core.errors import SchemaError
+from verirank_core.resources import FULL_BENCH
 from verirank_core.store import RunDir, atomic_write_json, atomic_write_text, write_jsonl
 
 __all__ = ["PRETRAIN_HOST", "DEFAULT_PRETRAIN_OUT", "Candidate", "plan_candidates", "sequences_of_test_split", "build_pretrain",
            "pretrain_stats", "format_pretrain_stats", "instruction_hash"]
 
 PRETRAIN_HOST = "pretrain.howtobench.example"
-DEFAULT_PRETRAIN_OUT = Path(__file__).resolve().parents[1] / "datasets" / "howtobench" / "build" / "pretrain"
+DEFAULT_PRETRAIN_OUT = FULL_BENCH / "pretrain"
 KINDS = ("positive", "swapped", "modified", "deleted", "other_task", "outdated")
 
 

@@ -31,11 +31,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from verirank_core.errors import SchemaError
+from verirank_core.resources import TASKS_DIR
 
 __all__ = ["Step", "AltPath", "Task", "TaskFile", "TASKS_DIR", "load_task_file", "load_tasks", "gold_actions"]
 
-#: bundled task definitions (data only)
-TASKS_DIR = Path(__file__).resolve().parents[1] / "datasets" / "howtobench" / "tasks"
 
 StepOp = Literal["launch", "tap", "toggle", "pick", "press", "type", "enter", "back"]
 _LABEL_OPS = ("launch", "tap", "toggle", "pick", "press")

@@ -113,6 +113,16 @@ class SimDevice(Device):
                 raise AppNotInstalled(f"{self.spec}: package {package!r} is not installed "
                                   f"(installed: {', '.join(sorted(self.simulator.packages))})")
 
+    def expand_status_bar(self) -> None:
+        """``cmd statusbar expand-settings`` over ADB: the shade with the quick settings tiles."""
+        with self._lock:
+            self._sim().expand_status_bar()
+
+    def collapse_status_bar(self) -> None:
+        """``cmd statusbar collapse`` over ADB."""
+        with self._lock:
+            self._sim().collapse_status_bar()
+
     def force_stop(self, package: str) -> None:
         """``am force-stop`` over ADB: the app restarts fresh; its settings stay as they are."""
         with self._lock:

@@ -241,6 +241,8 @@ class Template:
 
 def compile_template(src: str, variables: Optional[Mapping[str, Any]] = None) -> Template:
     """Split ``src`` into literal text and placeholders; check names against ``variables``."""
+    if "{" not in src and "}" not in src:
+        return Template(source=src, names=frozenset(), _parts=(src,) if src else ())  # plain text: most texts
     parts: list = []
     names: set[str] = set()
     pos = 0

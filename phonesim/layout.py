@@ -18,7 +18,8 @@ from typing import Any, Callable, Optional
 
 from phonesim.world import Effect, LauncherApp, Node, Screen, World
 
-__all__ = ["UINode", "Window", "Metrics", "layout_page", "layout_dialog", "layout_launcher",
+__all__ = ["UINode", "Window", "Metrics", "layout_page", "layout_dialog", "layout_launcher", "layout_app_drawer",
+           "layout_shade",
            "text_lines", "walk"]
 
 Bounds = tuple[int, int, int, int]
@@ -705,6 +706,23 @@ def layout_dialog(world: World, screen: Screen, state: dict, scroll: int = 0,
     return window
 
 
+def _icon_grid(pkg: str, m: Metrics, apps: list[LauncherApp], top: int) -> tuple[list[UINode], int]:
+    """App icons 4 per row from ``top``: each a labelled TextView that launches its app."""
+    margin = m.dp(22)
+    cell_w = (m.width - 2 * margin) // 4
+    cell_h = m.dp(104)
+    icons = []
+    for i, app in enumerate(apps):
+        r, c = divmod(i, 4)
+        x = margin + c * cell_w
+        y = top + r * (cell_h + m.dp(16))
+        icons.append(UINode(cls="android.widget.TextView", package=pkg,
+                            bounds=(x + m.dp(8), y, x + cell_w - m.dp(8), y + cell_h),
+                            text=app.label, content_desc=app.label, clickable=True, focusable=True,
+                            long_clickable=True, role="app_icon", on_tap=(Effect(launch=app.package),)))
+    return icons, top + ((len(apps) + 3) // 4) * (cell_h + m.dp(16))
+
+
 def layout_launcher(world: World, apps: list[LauncherApp], metrics: Optional[Metrics] = None) -> Window:
     """The home screen: a grid of app icons (4 per row) and a search bar, like the Pixel launcher."""
     m = metrics or Metrics(world)
@@ -716,18 +734,8 @@ def layout_launcher(world: World, apps: list[LauncherApp], metrics: Optional[Met
         return UINode(cls=cls, package=pkg, bounds=bounds, **attrs)
 
     margin = m.dp(22)
-    cell_w = (W - 2 * margin) // 4
-    cell_h = m.dp(104)
     top = m.status_bar + m.dp(40)
-    icons = []
-    for i, app in enumerate(apps):
-        r, c = divmod(i, 4)
-        x = margin + c * cell_w
-        y = top + r * (cell_h + m.dp(16))
-        icons.append(ui("android.widget.TextView", (x + m.dp(8), y, x + cell_w - m.dp(8), y + cell_h),
-                        text=app.label, content_desc=app.label, clickable=True, focusable=True, long_clickable=True,
-                        role="app_icon", on_tap=(Effect(launch=app.package),)))
-    grid_bottom = top + ((len(apps) + 3) // 4) * (cell_h + m.dp(16))
+    icons, grid_bottom = _icon_grid(pkg, m, apps, top)
     grid = ui("android.view.ViewGroup", (margin, top, W - margin, grid_bottom), children=icons)
     workspace = ui("android.widget.ScrollView", full, resource_id=f"{pkg}:id/workspace",
                    children=[ui("android.view.ViewGroup", (margin, top, W - margin, grid_bottom), children=[grid])])
@@ -746,13 +754,39 @@ def layout_launcher(world: World, apps: list[LauncherApp], metrics: Optional[Met
     return Window(kind="launcher", screen_id="launcher", package=pkg, root=root, title="Home")
 
 
+def layout_app_drawer(world: World, apps: list[LauncherApp], metrics: Optional[Metrics] = None) -> Window:
+    """The app drawer a swipe up on the home screen opens: every app, A to Z, under a search box."""
+    m = metrics or Metrics(world)
+    pkg = world.device.launcher_package
+    W, H = m.width, m.height
+    full = (0, 0, W, H)
+
+    def ui(cls: str, bounds: Bounds, **attrs: Any) -> UINode:
+        return UINode(cls=cls, package=pkg, bounds=bounds, **attrs)
+
+    top = m.status_bar + m.dp(8)
+    search = ui("android.widget.EditText", (m.dp(16), top, W - m.dp(16), top + m.dp(48)), text="Search apps",
+                resource_id=f"{pkg}:id/search_box_input", focusable=True, role="search_pill")
+    ordered = sorted(apps, key=lambda a: a.label.lower())
+    icons, bottom = _icon_grid(pkg, m, ordered, top + m.dp(64))
+    grid = ui("androidx.recyclerview.widget.RecyclerView", (0, top + m.dp(64), W, min(bottom, H - m.nav_bar)),
+              resource_id=f"{pkg}:id/apps_list_view", children=icons)
+    apps_view = ui("android.widget.FrameLayout", full, resource_id=f"{pkg}:id/apps_view", children=[search, grid])
+    content = ui("android.widget.FrameLayout", full, resource_id="android:id/content", children=[apps_view])
+    root = ui("android.widget.FrameLayout", full,
+              children=[ui("android.widget.LinearLayout", full, children=[content])], role="launcher")
+    return Window(kind="launcher", screen_id="app_drawer", package=pkg, root=root, title="Apps")
+
+
 #: the system UI package that owns the notification shade
 SYSTEMUI = "com.android.systemui"
 
 
-def layout_shade(world: World, metrics: Optional[Metrics] = None, settings_package: Optional[str] = None) -> Window:
-    """The notification shade a swipe down from the status bar opens: a header with the clock
-    and the gear that opens Settings (as on Pixel and OxygenOS), and no notifications."""
+def layout_shade(world: World, metrics: Optional[Metrics] = None, settings_package: Optional[str] = None,
+                 state: Optional[dict] = None) -> Window:
+    """The panel a swipe down from the status bar opens: a header with the clock and the gear that
+    opens Settings (as on Pixel and OxygenOS), the quick settings tiles of ``device.quick_settings``
+    (each a Switch showing its variable in ``state``), and no notifications."""
     m = metrics or Metrics(world)
     W, H = m.width, m.height
 
@@ -768,9 +802,33 @@ def layout_shade(world: World, metrics: Optional[Metrics] = None, settings_packa
     gear = ui("android.widget.ImageView", (W - m.dp(16) - g, top + (row - g) // 2, W - m.dp(16), top + (row + g) // 2),
               content_desc="Settings", resource_id=f"{SYSTEMUI}:id/settings_button", clickable=True,
               focusable=True, role="shade_settings", on_tap=gear_effects)
-    empty = ui("android.widget.TextView", (0, top + row, W, top + row + m.dp(64)), text="No notifications",
-               resource_id=f"{SYSTEMUI}:id/no_notifications")
+    y = top + row
+    children = [clock, gear]
+    tiles = world.device.quick_settings
+    if tiles:
+        cell_w, cell_h = W // 4, m.dp(88)
+        views = []
+        for i, tile in enumerate(tiles):
+            r, c = divmod(i, 4)
+            x1, y1 = c * cell_w, y + r * cell_h
+            on = bool((state or {}).get(tile.var))
+            long_press: tuple[Effect, ...] = ()
+            if tile.screen and settings_package:
+                long_press = (Effect(launch=settings_package), Effect(goto=tile.screen))
+            label = ui("android.widget.TextView", (x1 + m.dp(4), y1 + m.dp(60), x1 + cell_w - m.dp(4), y1 + m.dp(80)),
+                       text=tile.label, resource_id=f"{SYSTEMUI}:id/tile_label", role="qs_label")
+            views.append(ui("android.widget.Switch", (x1, y1, x1 + cell_w, y1 + cell_h), content_desc=tile.label,
+                            checkable=True, checked=on, clickable=True, long_clickable=True, focusable=True,
+                            role="qs_tile", on_tap=(Effect(toggle=tile.var),), on_long=long_press,
+                            children=[label]))
+        rows = (len(tiles) + 3) // 4
+        panel_bottom = y + rows * cell_h
+        children.append(ui("android.view.ViewGroup", (0, y, W, panel_bottom), resource_id=f"{SYSTEMUI}:id/quick_settings_panel",
+                           children=views))
+        y = panel_bottom
+    children.append(ui("android.widget.TextView", (m.dp(16), y, W - m.dp(16), y + m.dp(64)), text="No notifications",
+                       resource_id=f"{SYSTEMUI}:id/no_notifications", role="text"))
     panel = ui("android.widget.FrameLayout", (0, 0, W, H), resource_id=f"{SYSTEMUI}:id/notification_panel",
-               children=[clock, gear, empty])
+               children=children)
     root = ui("android.widget.FrameLayout", (0, 0, W, H), children=[panel], role="shade")
     return Window(kind="shade", screen_id="shade", package=SYSTEMUI, root=root, title="Notifications")

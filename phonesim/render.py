@@ -301,6 +301,12 @@ class _Painter:
             self.paragraph(n, n.text, self.sp(15), pal.fg2)
         elif role == "app_icon":
             self.app_icon(n)
+        elif role == "qs_tile":  # a quick settings tile: a filled circle when on
+            cx, r = (x1 + x2) // 2, m.dp(26)
+            top = y1 + m.dp(6)
+            d.ellipse((cx - r, top, cx + r, top + 2 * r), fill=pal.accent if n.checked else pal.line)
+        elif role == "qs_label":
+            self.line(n, n.text, self.sp(12), pal.fg, align="center")
         elif role == "search_pill":
             d.rounded_rectangle(n.bounds, radius=(y2 - y1) // 2, fill=(255, 255, 255))
             d.text((x1 + m.dp(28), (y1 + y2) / 2), "G", font=_font(self.sp(20), True), fill=(66, 133, 244), anchor="mm")
@@ -369,6 +375,12 @@ def render_image(windows: list[Window], metrics: Metrics, accent: str = "#1a73e8
             img = img.point(lambda v: int(v * 0.45))
             painter = _Painter(img, metrics, pal)
             painter.d.rounded_rectangle(win.frame, radius=metrics.dp(28), fill=pal.card)
+        elif win.kind == "shade":  # the pulled-down panel over a dimmed screen
+            img = img.point(lambda v: int(v * 0.45))
+            painter = _Painter(img, metrics, pal)
+            panel = win.root.children[0] if win.root.children else win.root
+            bottom = max((c.bounds[3] for c in panel.children), default=h // 2) + metrics.dp(16)
+            painter.d.rounded_rectangle((0, -metrics.dp(28), w, bottom), radius=metrics.dp(28), fill=pal.card)
         painter.node(win.root)
     _system_bars(painter, w, h, navigation, light_icons=launcher or dark)
     return img

@@ -18,8 +18,14 @@ Phone-like rules it follows:
 * ``input_text`` types into the focused EditText (a tap focuses it);
   ``enter`` runs the field's ``on_enter``.
 * A swipe down that starts on the status bar pulls down the notification
-  shade (``com.android.systemui``); its gear ("Settings") opens the Settings
-  app when the world has one; back, home or a swipe up fold it away.
+  shade (``com.android.systemui``) with the quick settings tiles of
+  ``device.quick_settings`` (a tap toggles the tile's variable, the same one the
+  app's switch shows; a long press opens its settings page); its gear
+  ("Settings") opens the Settings app when the world has one; back, home or a
+  swipe up fold it away.
+* A swipe up on the home screen opens the app drawer (every app, A to Z);
+  back, home or a swipe down close it.
+* The ``menu`` key opens the top screen's overflow menu ("More options") when it has one.
 
 ``state`` and ``goal_satisfied`` are for the LABELLER ONLY: the agent and the
 judge see the phone through :class:`~verirank_core.device.Device` and never read
@@ -37,6 +43,7 @@ from phonesim.layout import (
     UINode,
     Window,
     layout_dialog,
+    layout_app_drawer,
     layout_launcher,
     layout_page,
     layout_shade,
@@ -70,9 +77,11 @@ class Snapshot:
     focus: Optional[str]
     #: the notification shade is pulled down
     shade: bool = False
+    #: the app drawer is open over the home screen
+    drawer: bool = False
 
     def key(self) -> tuple:
-        return (self.state, self.tasks, self.front, self.focus, self.shade)
+        return (self.state, self.tasks, self.front, self.focus, self.shade, self.drawer)
 
 
 class Simulator:
@@ -93,8 +102,10 @@ class Simulator:
                           back_arrow=False)
             self._screens[stub.id] = stub
             self._apps[app.package] = (app.label, app.version, stub.id)
-        self._home_apps = [LauncherApp(label=world.app.label, package=world.app.package, version=world.app.version)]
-        self._home_apps += [a for a in world.device.launcher_apps if a.package != world.app.package]
+        #: every app (the drawer), and those with an icon on the home screen
+        self._all_apps = [LauncherApp(label=world.app.label, package=world.app.package, version=world.app.version)]
+        self._all_apps += [a for a in world.device.launcher_apps if a.package != world.app.package]
+        self._home_apps = [a for a in self._all_apps if a.home]
         self._restored: Optional[tuple[Snapshot, Optional[list[Window]]]] = None  # see restore()
         self._nodes: dict[str, Node] = {}
         #: screen id -> the state variables its layout reads (the key of the layout cache)
@@ -131,8 +142,10 @@ class Simulator:
 
     @property
     def screen_id(self) -> str:
-        """The top screen's id (``launcher`` on the home screen)."""
-        return self._stack[-1].screen if self._front else "launcher"
+        """The top screen's id (``launcher`` on the home screen, ``app_drawer`` in the app drawer)."""
+        if self._front:
+            return self._stack[-1].screen
+        return "app_drawer" if self._drawer else "launcher"
 
     @property
     def foreground(self) -> Optional[str]:
@@ -141,7 +154,7 @@ class Simulator:
 
     def screen_stack(self) -> list[str]:
         """Screen ids of the foreground app's back stack, bottom first (``["launcher"]`` at home)."""
-        return [f.screen for f in self._stack] if self._front else ["launcher"]
+        return [f.screen for f in self._stack] if self._front else [self.screen_id]
 
     @property
     def packages(self) -> dict[str, tuple[str, str]]:
@@ -228,10 +241,10 @@ class Simulator:
         self._act(lambda: self._type(text))
 
     def key(self, name: str) -> None:
-        """``back``, ``home`` or ``enter``; any other key is ignored."""
+        """``back``, ``home``, ``enter`` or ``menu``; any other key is ignored."""
         self.step_count += 1
         action = {"back": lambda: self._back(use_override=True), "home": self._go_home,
-                  "enter": self._enter}.get(str(name).lower())
+                  "enter": self._enter, "menu": self._menu}.get(str(name).lower())
         if self._shade and str(name).lower() in ("back", "home"):
             action = self._close_shade if str(name).lower() == "back" else self._go_home
         if action is not None:
@@ -247,6 +260,16 @@ class Simulator:
             return False
         self._act(lambda: self._launch(package, activity))
         return True
+
+    def expand_status_bar(self) -> None:
+        """``cmd statusbar expand-settings``: pull down the shade with its quick settings tiles."""
+        self.step_count += 1
+        self._act(lambda: setattr(self, "_shade", True))
+
+    def collapse_status_bar(self) -> None:
+        """``cmd statusbar collapse``: fold the shade away."""
+        self.step_count += 1
+        self._act(self._close_shade)
 
     def force_stop(self, package: str) -> None:
         """``am force-stop``: drop the app's back stack (the next launch starts it fresh).
@@ -265,6 +288,7 @@ class Simulator:
         self._front: Optional[str] = None
         self._focus: Optional[str] = None
         self._shade = False
+        self._drawer = False
         #: settings put by clients that are not world variables: namespace -> key -> text
         self._extra_settings: dict[str, dict[str, str]] = {ns: {} for ns in NAMESPACES}
         self.step_count = 0
@@ -318,6 +342,7 @@ class Simulator:
             front=self._front,
             focus=self._focus,
             shade=self._shade,
+            drawer=self._drawer,
         )
 
     def restore(self, snap: Snapshot) -> None:
@@ -327,6 +352,7 @@ class Simulator:
         self._front = snap.front
         self._focus = snap.focus
         self._shade = snap.shade
+        self._drawer = snap.drawer
         self._invalidate()
         # laid-out windows depend only on the snapshot: reuse them when restoring the same one twice
         if self._restored is not None and self._restored[0] is snap:
@@ -384,11 +410,16 @@ class Simulator:
         wins = self._layout_app()
         if self._shade:
             settings = "com.android.settings" if "com.android.settings" in self._apps else None
-            wins.append(self._cached(("shade", settings), lambda: layout_shade(self.world, self.metrics, settings)))
+            tiles = tuple(self._state[t.var] for t in self.world.device.quick_settings)
+            wins.append(self._cached(("shade", settings, tiles),
+                                     lambda: layout_shade(self.world, self.metrics, settings, self._state)))
         return wins
 
     def _layout_app(self) -> list[Window]:
         if not self._front:
+            if self._drawer:
+                return [self._cached(("drawer",), lambda: layout_app_drawer(self.world, self._all_apps,
+                                                                            self.metrics))]
             return [self._cached(("launcher",), lambda: layout_launcher(self.world, self._home_apps, self.metrics))]
         frames = self._stack
         base = max(i for i, f in enumerate(frames) if self._screens[f.screen].kind == "page")
@@ -419,7 +450,8 @@ class Simulator:
         if win.kind == "shade":
             node = _hit(win.root, x, y, lambda n: n.clickable)
             if node is not None and node.enabled:
-                self._shade = False  # the shade folds away as the tapped thing opens
+                if node.role != "qs_tile":
+                    self._shade = False  # the shade folds away as the tapped thing opens; a tile stays
                 self._run(node.on_tap)
             return
         if win.kind == "dialog" and not _inside(win.frame, x, y):
@@ -442,6 +474,10 @@ class Simulator:
     def _long_press(self, x: int, y: int) -> None:
         win = self.window()
         if win.kind == "shade":
+            node = _hit(win.root, x, y, lambda n: n.long_clickable)
+            if node is not None and node.enabled and node.on_long:
+                self._shade = False  # a tile's long press opens its setting
+                self._run(node.on_long)
             return
         if win.kind == "dialog" and not _inside(win.frame, x, y):
             return
@@ -457,6 +493,13 @@ class Simulator:
         if self._shade:
             if y1 - y2 >= self.metrics.dp(48):
                 self._shade = False
+            return
+        if not self._front:
+            # on the home screen a swipe up opens the app drawer; in the drawer a swipe down closes it
+            if not self._drawer and y1 - y2 >= self.metrics.dp(48):
+                self._drawer = True
+            elif self._drawer and y2 - y1 >= self.metrics.dp(48):
+                self._drawer = False
             return
         win = self.window()
         if win.list_node is None or not self._front:
@@ -543,6 +586,7 @@ class Simulator:
 
     def _back(self, use_override: bool) -> None:
         if not self._front:
+            self._drawer = False
             return
         screen = self._screens[self._stack[-1].screen]
         if screen.kind == "dialog":
@@ -562,14 +606,26 @@ class Simulator:
     def _close_shade(self) -> None:
         self._shade = False
 
+    def _menu(self) -> None:
+        """The menu key opens the overflow menu of the top screen, if it has one."""
+        win = self.window()
+        if win.kind in ("shade", "launcher"):
+            return
+        node = next((n for n in walk(win.root) if n.clickable and n.enabled
+                     and n.content_desc.lower() == "more options"), None)
+        if node is not None:
+            self._run(node.on_tap)
+
     def _go_home(self) -> None:
         self._front = None
         self._focus = None
         self._shade = False
+        self._drawer = False
 
     def _launch(self, package: str, activity: Optional[str]) -> None:
         self._focus = None
         self._shade = False
+        self._drawer = False
         self._front = package
         if package in self._tasks:
             return  # resume where the user left it

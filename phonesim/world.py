@@ -291,6 +291,8 @@ class Screen(_Model):
     cancelable: bool = True
     #: owning package; omitted -> the world's app (launcher stub apps set their own)
     package: Optional[str] = None
+    #: where the screen's content comes from when not from the app's resources (imported worlds)
+    source: str = ""
 
     _title_tpl: Optional[Template] = PrivateAttr(None)
     _message_tpl: Optional[Template] = PrivateAttr(None)
@@ -317,6 +319,8 @@ class LauncherApp(_Model):
     label: str
     package: str
     version: str = "1.0"
+    #: an icon on the home screen too (every installed app is in the app drawer)
+    home: bool = True
 
 
 def _default_launcher_apps() -> list[LauncherApp]:
@@ -328,6 +332,16 @@ def _default_launcher_apps() -> list[LauncherApp]:
         LauncherApp(label="Play Store", package="com.android.vending", version="36.3.13"),
         LauncherApp(label="Photos", package="com.google.android.apps.photos", version="6.41.0"),
     ]
+
+
+class QuickTile(_Model):
+    """A quick settings tile in the panel a swipe down from the top edge opens."""
+
+    label: str
+    #: the bool state variable it toggles: the same one as the app's switch for that setting
+    var: str
+    #: a page of the world's app that a long press on the tile opens (as a phone opens the setting)
+    screen: Optional[str] = None
 
 
 class DeviceSpec(_Model):
@@ -344,6 +358,8 @@ class DeviceSpec(_Model):
     navigation: Literal["gesture", "buttons"] = "gesture"
     launcher_package: str = "com.google.android.apps.nexuslauncher"
     launcher_apps: list[LauncherApp] = Field(default_factory=_default_launcher_apps)
+    #: quick settings tiles (Wi-Fi, Bluetooth, ...); none by default
+    quick_settings: list[QuickTile] = Field(default_factory=list)
 
 
 class StyleSpec(_Model):
@@ -567,6 +583,12 @@ class _Checker:
                 self.node(f"{where}.nodes[{j}]", node, screen)
             for j, node in enumerate(screen.buttons):
                 self.node(f"{where}.buttons[{j}]", node, screen)
+        for i, tile in enumerate(world.device.quick_settings):
+            where = f"device.quick_settings[{i}] ({tile.label!r})"
+            self.var(f"{where}.var", tile.var, ("bool",))
+            if tile.screen is not None and (tile.screen not in world._screens
+                                            or world._screens[tile.screen].kind != "page"):
+                self.fail(f"{where}.screen", self.unknown_screen(tile.screen))
         for name, goal in world.goals.items():
             try:
                 goal._compiled = compile_expr(goal.expr, world.state)

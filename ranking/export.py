@@ -6,7 +6,7 @@
   the reversible encoding of verirank_core/docno.py (an ordinary URL is its own
   docno; one with whitespace or control characters becomes ``pct:...``,
   and so does its qrels line). The score
-  column is ``n - rank + 1`` (n = pages of the query), *not* the model
+  column is ``n - rank + 1`` (n = pages of the query, :func:`ranking.order.ranked_run`), *not* the model
   score: TREC tools re-sort by score, and verified-first lists are not
   sorted by model score, so this keeps evaluation on exactly our order.
   The model score is in the JSONL and CSV files.
@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from verirank_core.execution_records import ExecutionResult
 from verirank_core.ranking_records import RankedItem
+from ranking.order import ranked_run
 from ranking.verified import facts_from_execution, summarize
 from verirank_core.errors import ConfigError, StoreError
 
@@ -68,8 +69,8 @@ def write_trec(path: Path | str, items: Sequence[RankedItem], tag: str = "verira
 
     if not tag or any(c.isspace() for c in tag):
         raise ConfigError(f"TREC run tag {tag!r} must be non-empty without whitespace")
-    run = {qid: {it.url: float(len(rows) - it.rank + 1) for it in rows}
-           for qid, rows in _by_query(items).items()}
+    rows = [it for query in _by_query(items).values() for it in query]
+    run = ranked_run([it.qid for it in rows], [it.url for it in rows], [it.rank for it in rows])
     return write_trec_run(Path(path), run, tag=tag)
 
 
@@ -114,7 +115,8 @@ def export_items(items: Sequence[RankedItem], fmt: str, out: Path | str, tag: st
 
 def export_run(run_dir: Path | str, fmt: str, out: Path | str, tag: str = "verirank") -> int:
     """Export ``DIR/reranked.jsonl`` as ``fmt`` to ``out``."""
-    source = Path(run_dir) / "reranked.jsonl"
-    if not source.exists():
-        raise StoreError(f"{source} not found: run `verirank rerank {run_dir} --model MODEL` first")
-    return export_items(read_ranked(source), fmt, out, tag=tag)
+    from verirank_core.stages import require
+    from verirank_core.store import RunDir
+
+    require(RunDir(run_dir), ["reranked.jsonl"])
+    return export_items(read_ranked(Path(run_dir) / "reranked.jsonl"), fmt, out, tag=tag)

@@ -35,7 +35,8 @@ from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.screens import screen_terms_by_step
 from ranking.terms import ACTION_VERBS, content_terms
 from ranking.verified import facts_from_execution, is_verified
-from verirank_core.errors import SchemaError, StoreError
+from verirank_core.errors import SchemaError
+from verirank_core.stages import Progress
 from verirank_core.trajectories import RunTrajectories
 
 __all__ = [
@@ -252,10 +253,6 @@ def load_run_inputs(run_dir: Path) -> tuple[dict[str, Query], list[Extraction], 
 
     run_dir = Path(run_dir)
     ext_path, exe_path, q_path = (run_dir / n for n in ("extraction.jsonl", "execution.jsonl", "queries.jsonl"))
-    if not ext_path.exists():
-        raise StoreError(f"{ext_path} not found: run `verirank extract {run_dir}` first")
-    if not exe_path.exists():
-        raise StoreError(f"{exe_path} not found: run `verirank execute {run_dir}` first")
     extractions = list(_index(read_jsonl(ext_path, Extraction), ext_path).values())
     executions = _index(read_jsonl(exe_path, ExecutionResult), exe_path)
     queries = {q.qid: q for q in read_jsonl(q_path, Query)} if q_path.exists() else {}
@@ -276,7 +273,7 @@ def build_feature_table(
     *,
     encoder: Any = None,
     llm_client: Any = None,
-    progress: Optional[Callable[..., Iterable]] = None,
+    progress: Optional[Progress] = None,
 ) -> "Any":
     """One row per (qid, url) of ``extraction.jsonl``: META_COLUMNS then the configured features.
 
@@ -310,7 +307,7 @@ def build_feature_table(
 
     rows = []
     trajectories = RunTrajectories(run_dir)
-    items = progress(extractions, total=len(extractions)) if progress else extractions
+    items = progress(extractions, total=len(extractions), desc="features", unit="page") if progress else extractions
     for ext in items:
         query = _query_for(ext, queries, run_dir / "extraction.jsonl")
         execution = executions.get(ext.key())

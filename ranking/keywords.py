@@ -33,15 +33,14 @@ from typing import Any, Iterable, Iterator
 
 from ranking.terms import content_terms
 from verirank_core.errors import SchemaError, StoreError
+from verirank_core.resources import KEYWORDS_FILE
 
 __all__ = [
     "DEFAULT_KEYWORDS", "load_keywords", "android_strings", "world_texts",
     "document_frequencies", "select_keywords", "format_keyword_file", "main",
 ]
 
-DEFAULT_KEYWORDS = (
-    Path(__file__).resolve().parent.parent / "datasets" / "keywords" / "mobile_ui_keywords.txt"
-)
+DEFAULT_KEYWORDS = KEYWORDS_FILE
 
 _WORLD_TEXT_KEYS = {"text", "label", "title", "summary", "content_desc", "desc", "hint"}
 

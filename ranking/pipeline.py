@@ -35,6 +35,7 @@ class FeaturesStage:
 
     name = "features"
     append_only = False
+    requires = ("extraction.jsonl", "execution.jsonl")
 
     def __init__(self, qrels: Union[Path, str, Qrels, None] = None):
         self.qrels = qrels
@@ -56,7 +57,7 @@ class FeaturesStage:
         from ranking.features import attach_labels, build_feature_table, write_feature_files
 
         labels = self._labels()
-        table = build_feature_table(run.path, cfg, progress=lambda it, total: progress(it, total, "features", "page"))
+        table = build_feature_table(run.path, cfg, progress=progress)
         if labels is not None:
             table = attach_labels(table, labels)
         write_feature_files(run.path, table)
@@ -87,6 +88,7 @@ class RerankStage:
 
     name = "rerank"
     append_only = False
+    requires = ("features.parquet", "execution.jsonl")
 
     def __init__(self, model: Union[str, Path, None] = None, ranker: Any = None):
         if model is None and ranker is None:

@@ -21,12 +21,16 @@ from typing import Any, Optional
 import numpy as np
 
 from ranking.features import feature_columns
+from ranking.order import positions
 from verirank_core.config import RunConfig
 from verirank_core.errors import RankingError, SchemaError, StoreError
 
-__all__ = ["ORDERS", "rerank", "score_with_model", "model_feature_names", "load_model", "rerank_run"]
+__all__ = ["ORDERS", "BASELINES", "rerank", "score_with_model", "baseline_ranker", "model_feature_names", "load_model",
+           "rerank_run"]
 
 ORDERS: tuple[str, ...] = ("verified-first", "score")
+#: the registered rankers that learn nothing (ranking/models/baselines.py)
+BASELINES: tuple[str, ...] = ("original", "f4", "f4-first")
 
 
 def rerank(table: "Any", scores: np.ndarray, rule: str = "verified-first") -> "Any":
@@ -52,16 +56,12 @@ def rerank(table: "Any", scores: np.ndarray, rule: str = "verified-first") -> "A
     out["original_rank"] = out["rank"].astype("int64")
     verified = out["verified"].astype(bool).to_numpy()
     if rule == "verified-first":
-        # verified: (0, -score, rank); others: (1, 0, rank)
-        tier = np.where(verified, 0, 1)
-        key_score = np.where(verified, -scores, 0.0)
+        # verified pages by score in tier 0; the rest in tier 1, where only the original rank counts
+        tier, key = np.where(verified, 0, 1), np.where(verified, scores, 0.0)
     else:
-        tier = np.zeros(len(out), dtype=np.int64)
-        key_score = -scores
-    out["_tier"], out["_key"] = tier, key_score
-    out = out.sort_values(["qid", "_tier", "_key", "original_rank"], kind="stable")
-    out["rank"] = out.groupby("qid", sort=False).cumcount() + 1
-    return out.drop(columns=["_tier", "_key"]).reset_index(drop=True)
+        tier, key = None, scores
+    out["rank"] = positions(out["qid"].to_numpy(), key, out["original_rank"].to_numpy(), tier)
+    return out.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
 
 
 def model_feature_names(model: Any, table: "Any") -> list[str]:
@@ -99,6 +99,22 @@ def score_with_model(table: "Any", model: Any) -> np.ndarray:
     return scores
 
 
+def baseline_ranker(name: str, table: "Any") -> Any:
+    """The registered fixed ranker ``name`` (``original``, ``f4``, ``f4-first``), ready to score ``table``.
+
+    They learn nothing: ``fit`` only records the columns, here the table's
+    features and its original ``rank``, with no labels (all zero).
+    """
+    from ranking.models import make_model
+
+    if name not in BASELINES:
+        raise RankingError(f"{name!r} is not a fixed ranker; valid: {', '.join(BASELINES)}")
+    names = [*feature_columns(table), "rank"]
+    X = table[names].to_numpy(dtype=np.float64)
+    return make_model(name).fit(X, np.zeros(len(table)), table["qid"].astype(str).to_numpy(dtype=object),
+                                feature_names=names)
+
+
 def load_model(spec: str, tracking_uri: Optional[str] = None) -> Any:
     """A fitted ranker from a saved-model directory or an MLflow model URI (``runs:/...``, ``models:/...``).
 
@@ -134,13 +150,9 @@ def rerank_run(run_dir: Path | str, config: RunConfig, model: Any) -> list:
     from verirank_core.store import read_jsonl, read_parquet
 
     run_dir = Path(run_dir)
-    features_path, execution_path = run_dir / "features.parquet", run_dir / "execution.jsonl"
-    if not features_path.exists():
-        raise StoreError(f"{features_path} not found: run `verirank features {run_dir}` first")
-    if not execution_path.exists():
-        raise StoreError(f"{execution_path} not found: run `verirank execute {run_dir}` first")
-    table = read_parquet(features_path)
-    executions = {r.key(): r for r in read_jsonl(execution_path, ExecutionResult)}
+    # the runner has checked that both exist (RerankStage.requires)
+    table = read_parquet(run_dir / "features.parquet")
+    executions = {r.key(): r for r in read_jsonl(run_dir / "execution.jsonl", ExecutionResult)}
     keys = list(zip(table["qid"], table["url"]))
     verified = verified_map(executions, keys, config.ranking.verified)
     table["verified"] = [verified[k] for k in keys]

@@ -24,7 +24,7 @@ from verirank_core.errors import ConfigError
 
 __all__ = [
     "VerificationFacts", "RULES", "facts_from_execution", "is_verified", "verify_facts",
-    "verified_map", "summarize",
+    "verified_map", "device_label", "summarize",
 ]
 
 
@@ -97,6 +97,23 @@ def _acted_steps(execution: ExecutionResult) -> int:
     return round(execution.f4 * execution.n_instructions)
 
 
+def device_label(execution: ExecutionResult) -> str:
+    """Where a page ran: a simulator world by name (``android13-settings v13``), a phone by what it
+    said about itself (``KB2003 (serial 1a2b3c, Android 11, com.android.settings 11.0.5)``)."""
+    if execution.world:
+        version = execution.os_version or execution.app_version
+        return execution.world + (f" v{version}" if version else "")
+    facts = []
+    if execution.device_serial:
+        facts.append(f"serial {execution.device_serial}")
+    if execution.os_version:
+        facts.append(f"Android {execution.os_version}")
+    if execution.app_version:
+        facts.append(f"{execution.app or 'app'} {execution.app_version}")
+    name = execution.device_model or execution.device or "device"
+    return name + (f" ({', '.join(facts)})" if facts else "")
+
+
 def summarize(execution: Optional[ExecutionResult], verified: bool) -> str:
     """A short human-readable line, e.g. ``verified on android13-settings v13: 4/4 steps, completed``."""
     if execution is None:
@@ -105,10 +122,6 @@ def summarize(execution: Optional[ExecutionResult], verified: bool) -> str:
         return "not executed: " + (execution.reason or "no steps extracted")
     if execution.status == ExecutionStatus.DEVICE_FAILED:
         return "not executed: device failed" + (f" ({execution.reason})" if execution.reason else "")
-    where = execution.world or execution.device or "device"
-    version = execution.os_version or execution.app_version
-    if version:
-        where += f" v{version}"
     stop = execution.stop_reason.value if execution.stop_reason else "stopped"
     head = "verified" if verified else "not verified"
-    return f"{head} on {where}: {_acted_steps(execution)}/{execution.n_instructions} steps, {stop}"
+    return f"{head} on {device_label(execution)}: {_acted_steps(execution)}/{execution.n_instructions} steps, {stop}"

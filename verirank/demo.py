@@ -11,8 +11,8 @@ fetch        the real fetcher over the build's pre-filled page cache (``DATA/cac
              the page URLs stay as published (``https://HOST/...``) and every one is a
              cache hit, so no request is sent
 extract      heuristic extractor + grounding -> ``OUT/extraction.jsonl``
-execute      two simulator devices in parallel; each query's ``world`` picks
-             ``sim:<world>`` -> ``OUT/execution.jsonl``, ``OUT/trajectories.jsonl``
+execute      two simulator devices in parallel; each page runs on its query's ``world``
+             -> ``OUT/execution.jsonl``, ``OUT/trajectories.jsonl``
 features     F1-F18 (+ the qrels label, joined afterwards) -> ``OUT/features.parquet``
 model        train the ranker on the synthetic pre-training set (zero-shot: no
              benchmark query is used), or load the bundled one (``--no-train``)
@@ -23,11 +23,12 @@ report       ``OUT/report.html`` + ``OUT/assets/``
 ===========  ==============================================================================
 
 The stages are stage objects run by the one runner
-(:func:`verirank_core.stages.run_stages`); search, extract, execute, features
-and rerank are the pipeline's own stages, fetch is the pipeline's fetcher
-over the build's pre-filled page cache, execute is run on the queries'
-simulator worlds (every step's screenshot kept when a report is written),
-features attach the qrels labels.
+(:func:`verirank_core.stages.run_stages`); search, fetch, extract, execute, features
+and rerank are the pipeline's own stages. What the demo changes is in the config,
+resolved once before any stage starts (:func:`demo_config`), so ``OUT/manifest.json``
+logs what ran: fetch reads the build's pre-filled page cache, execute runs on
+simulators that open each query's world (every step's screenshot kept when a
+report is written). Features attach the qrels labels.
 Re-running the same command reuses every finished stage (``OUT/manifest.json``
 logs them with a fingerprint of their settings); a stage interrupted halfway
 resumes where it stopped. A stage runs again when an earlier stage ran again
@@ -46,22 +47,15 @@ from typing import Any, Callable, Optional
 from verirank_core.extraction_records import Query, SearchResult
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError, StoreError
+from verirank_core.resources import BUNDLED_MODEL, FULL_BENCH, PRETRAIN_FEATURES, SMALL_BENCH
 from verirank_core.stages import Progress, Stage, digest, last_entry, null_progress, run_stages
 from verirank_core.store import RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
 
 __all__ = [
-    "ROOT", "SMALL_DATA", "FULL_DATA", "BUNDLED_MODEL", "PRETRAIN_DATA", "DEFAULT_OUT", "STAGES",
-    "DemoOptions", "DemoResult", "demo_stages", "run_demo", "select_queries", "format_summary", "model_label",
+    "DEFAULT_OUT", "STAGES", "DemoOptions", "DemoResult", "demo_config", "sim_execution", "demo_stages", "run_demo",
+    "select_queries", "format_summary", "model_label",
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
-#: the committed --small HowToBench subset (12 queries x 10 pages over 4 worlds)
-SMALL_DATA = ROOT / "datasets" / "howtobench" / "small"
-#: the full build (`verirank howtobench build`), not committed
-FULL_DATA = ROOT / "datasets" / "howtobench" / "build"
-#: the bundled pre-trained ranker and the pre-training features it was trained on
-BUNDLED_MODEL = ROOT / "datasets" / "models" / "lr-pretrain"
-PRETRAIN_DATA = ROOT / "datasets" / "models" / "pretrain-features"
 DEFAULT_OUT = Path("runs/demo")
 #: the name of the demo's runs in the stage log of OUT/manifest.json
 PIPELINE = "demo"
@@ -75,13 +69,13 @@ class DemoOptions:
     """What ``verirank demo`` was asked to do."""
 
     out: Path = DEFAULT_OUT
-    #: a HowToBench folder: queries.jsonl, serp.jsonl, qrels.txt, cache/pages/
-    data: Path = SMALL_DATA
+    #: a HowToBench folder: queries.jsonl, serp.jsonl, qrels.txt, cache/pages/ (default: the bundled subset)
+    data: Path = SMALL_BENCH
     #: train on the pre-training set (True) or load ``model_dir`` (False)
     train: bool = True
     model_dir: Path = BUNDLED_MODEL
     #: folder with train/features.parquet and valid/features.parquet
-    pretrain: Path = PRETRAIN_DATA
+    pretrain: Path = PRETRAIN_FEATURES
     #: MLflow tracking URI; None = sqlite database in OUT
     tracking_uri: Optional[str] = None
     #: simulator devices run in parallel
@@ -131,7 +125,7 @@ def _check_data(data: Path) -> None:
     missing = [name for name in ("queries.jsonl", "serp.jsonl", "qrels.txt", "cache/pages")
                if not (data / name).exists()]
     if missing:
-        hint = ("build it with `verirank howtobench build`" if data == FULL_DATA
+        hint = ("build it with `verirank howtobench build`" if data == FULL_BENCH
                 else "build one with `verirank howtobench build --small --out DIR` and pass it")
         raise StoreError(f"{data} is not a HowToBench folder (missing {', '.join(missing)}); {hint}")
 
@@ -141,6 +135,7 @@ class InputsStage:
 
     name = "inputs"
     append_only = True
+    requires = ()
 
     def __init__(self, options: DemoOptions):
         self.options = options
@@ -170,45 +165,66 @@ class InputsStage:
                 "relevant": sum(g > 0 for docs in qrels.values() for g in docs.values())}
 
 
+def sim_execution(cfg: RunConfig, world: str, devices: int, every_step: bool = False) -> RunConfig:
+    """``cfg`` with stage 2 on ``devices`` simulators: each starts on ``world`` and re-opens its
+    simulator on each page's own query world; ``every_step`` keeps every step's screenshot."""
+    cfg = cfg.model_copy(deep=True)
+    cfg.execution.devices = [f"sim:{world}"] * devices
+    cfg.execution.route_by_world = True
+    if every_step:
+        cfg.execution.screenshots = "every_step"  # the report shows every step's screen
+    return cfg
+
+
+def demo_config(options: DemoOptions, config: RunConfig) -> RunConfig:
+    """The config every stage of the demo runs with, so that the stage log records what ran.
+
+    A HowToBench build ships its pages in a pre-filled page cache (fetch and extract
+    read it), and its queries name the simulator world their pages run on.
+    """
+    from extraction.queries import load_queries
+
+    if options.devices < 1:
+        raise ConfigError(f"--devices must be at least 1 (got {options.devices})")
+    _check_data(options.data)
+    cfg = config.model_copy(deep=True)
+    cfg.extraction.fetch.cache_dir = str((options.data / "cache" / "pages").resolve())
+    queries = select_queries(load_queries(options.data / "queries.jsonl"), options.max_queries)
+    worlds = [w for q in queries if (w := (q.model_extra or {}).get("world"))]
+    if not worlds:
+        raise ConfigError(f"{options.data}/queries.jsonl names no `world`: the demo needs simulator worlds")
+    return sim_execution(cfg, worlds[0], options.devices, every_step=options.report)
+
+
 class SimExecuteStage:
-    """``execute``: stage 2 on simulators, each page on its query's world, ``devices`` in parallel."""
+    """``execute``: the pipeline's stage 2 (the simulators are in the config, see :func:`demo_config`),
+    which knows before the run how many pages the benchmark holds."""
 
     name = "execute"
     append_only = True
+    requires = ("extraction.jsonl",)
 
-    def __init__(self, devices: int, data: Path, report: bool = False):
-        self.devices, self.data, self.report = devices, data, report
+    def __init__(self, data: Path):
+        self.data = data
 
     def fingerprint(self, cfg: RunConfig) -> Any:
         from execution.runner import ExecuteStage
 
         return ExecuteStage().fingerprint(cfg)
 
-    def _config(self, cfg: RunConfig, world: str) -> RunConfig:
-        cfg = cfg.model_copy(deep=True)
-        # every worker starts on some world and re-opens its simulator on each page's own world
-        cfg.execution.devices = [f"sim:{world}"] * self.devices
-        cfg.execution.route_by_world = True
-        if self.report:
-            cfg.execution.screenshots = "every_step"  # the report shows every step's screen
-        return cfg
-
     def warm_up(self, cfg: RunConfig) -> None:
-        """Start stage 2's worker processes' fork server now (the worlds are not known yet),
-        unless the benchmark has too few results for stage 2 to use processes."""
+        """Start stage 2's worker processes' fork server now, unless the benchmark has too few
+        results for stage 2 to use processes."""
         from execution.runner import warm_up_workers
 
         serp = self.data / "serp.jsonl"
         results = sum(1 for line in serp.open(encoding="utf-8") if line.strip()) if serp.is_file() else None
-        warm_up_workers(self._config(cfg, "any"), max_pages=results)
+        warm_up_workers(cfg, max_pages=results)
 
     def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
         from execution.runner import ExecuteStage
 
-        worlds = [w for q in read_jsonl(run / "queries.jsonl", Query) if (w := (q.model_extra or {}).get("world"))]
-        if not worlds:
-            raise ConfigError(f"{self.data}/queries.jsonl names no `world`: the demo needs simulator worlds")
-        return ExecuteStage()(run, self._config(cfg, worlds[0]), progress)
+        return ExecuteStage()(run, cfg, progress)
 
 
 def model_label(name: str) -> str:
@@ -249,6 +265,7 @@ class ModelStage:
 
     name = "model"
     append_only = False
+    requires = ()
 
     def __init__(self, options: DemoOptions):
         self.options = options
@@ -279,27 +296,24 @@ class ModelStage:
 
 
 def _write_system_runs(out: Path, cfg: RunConfig) -> dict[str, Path]:
-    """TREC runs of the compared systems in OUT/runs/ (the ranker's is OUT/reranked.trec)."""
+    """TREC runs of the compared systems in OUT/runs/ (the ranker's is OUT/reranked.trec).
+
+    The original order and F4-only are the registered fixed rankers ``original``
+    and ``f4``, ordered and written like the ranker's run: F4-only with the same
+    verified-first order as the ranker, the original order by its own score alone.
+    """
     from verirank_core.execution_records import ExecutionResult
     from ranking.export import ranked_items, write_trec
     from ranking.metrics import oracle_run, read_qrels, write_trec_run
-    from ranking.rerank import rerank
+    from ranking.rerank import baseline_ranker, rerank, score_with_model
     from verirank_core.store import read_parquet
 
     runs = out / "runs"
-    serp = read_jsonl(out / "serp.jsonl", SearchResult)
-    per_query: dict[str, list[SearchResult]] = {}
-    for r in serp:
-        per_query.setdefault(r.qid, []).append(r)
-    original = {q: {r.url: float(len(rs) - r.rank + 1) for r in rs} for q, rs in per_query.items()}
-    write_trec_run(runs / "original.trec", original, tag="original")
-
-    # F4-only: the same verified-first order as the ranker, scored by the judge's F4 alone
     table = read_parquet(out / "features.parquet")
     executions = {r.key(): r for r in read_jsonl(out / "execution.jsonl", ExecutionResult)}
-    f4 = rerank(table, table["F4"].to_numpy(dtype=float), cfg.ranking.rerank.order)
-    write_trec(runs / "f4.trec", ranked_items(f4, executions), tag="f4-only")
-
+    for name, order, tag in (("original", "score", "original"), ("f4", cfg.ranking.rerank.order, "f4-only")):
+        ranked = rerank(table, score_with_model(table, baseline_ranker(name, table)), order)
+        write_trec(runs / f"{name}.trec", ranked_items(ranked, executions), tag=tag)
     write_trec_run(runs / "oracle.trec", oracle_run(read_qrels(out / "qrels.txt")), tag="oracle")
     return {"Oracle": runs / "oracle.trec", BASELINE: runs / "original.trec", "F4-only": runs / "f4.trec"}
 
@@ -309,6 +323,7 @@ class EvaluateStage:
 
     name = "evaluate"
     append_only = False
+    requires = ("features.parquet", "execution.jsonl", "reranked.jsonl")
 
     def __init__(self, options: DemoOptions):
         self.options = options
@@ -366,6 +381,7 @@ class ReportStage:
 
     name = "report"
     append_only = False
+    requires = ("execution.jsonl", "reranked.jsonl")
 
     def fingerprint(self, cfg: RunConfig) -> Any:
         return None
@@ -388,7 +404,7 @@ def demo_stages(options: DemoOptions) -> list[Stage]:
         SearchStage(out / "input" / "queries.jsonl", out / "input" / "serp.jsonl"),
         FetchStage(),
         ExtractStage(),
-        SimExecuteStage(options.devices, options.data, report=options.report),
+        SimExecuteStage(options.data),
         FeaturesStage(qrels=out / "qrels.txt"),
         ModelStage(options),
         RerankStage(model=_model_dir(options)),
@@ -412,12 +428,8 @@ def run_demo(options: DemoOptions, config: RunConfig, *, progress: Optional[Prog
 
     ``progress`` is a tqdm-like factory ``progress(iterable=None, total=, desc=, unit=)``.
     """
-    if options.devices < 1:
-        raise ConfigError(f"--devices must be at least 1 (got {options.devices})")
+    config = demo_config(options, config)
     run = RunDir(options.out).ensure()
-    # a HowToBench build ships its pages in a pre-filled page cache: fetch and extract read it
-    config = config.model_copy(deep=True)
-    config.extraction.fetch.cache_dir = str((options.data / "cache" / "pages").resolve())
     outcomes = run_stages(run, config, demo_stages(options), pipeline=PIPELINE, progress=progress or null_progress,
                           echo=echo, reuse=True, hint="give another --out, or --fresh to start over")
     summary = read_json(run.path / "summary.json")

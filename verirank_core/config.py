@@ -23,10 +23,10 @@ from verirank_core.execution_config import ExecutionConfig
 from verirank_core.extraction_config import ExtractionConfig
 from verirank_core.ranking_config import RankingConfig
 from verirank_core.errors import ConfigError
+from verirank_core.resources import DEFAULT_CONFIG
 
 __all__ = ["LLMConfig", "RunConfig", "load_config", "parse_override", "DEFAULT_CONFIG"]
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
 
 
 class LLMConfig(BaseModel):

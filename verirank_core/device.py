@@ -14,7 +14,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-Key = Literal["back", "home", "enter"]
+#: ``menu`` is the hardware Menu key (KEYCODE_MENU: the overflow menu of the screen)
+Key = Literal["back", "home", "enter", "menu"]
 
 
 @dataclass(frozen=True)

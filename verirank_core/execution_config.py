@@ -92,13 +92,21 @@ class AgentConfig(_Section):
     use_reflection: bool = True
     #: skip a grouping step whose item is missing when the next step's item is visible (kind "skip")
     skip_grouping_steps: bool = True
+    #: follow the page plan with lookahead: an absent grouping inside a step or across steps is skipped
+    #: when the next named item is visible (kind "skip"); off = only a whole grouping step is skipped
+    use_lookahead: bool = True
+    #: reaching the irreversible confirm of the page's stated goal (reset, erase, ...) counts as
+    #: following that step; the confirm is never pressed (kind "dry_run"); off = the page is blocked
+    use_dry_run: bool = True
 
 
 class AdbConfig(_Section):
     """How ``adb:SERIAL`` devices are reached and reset (docs/adb.md)."""
 
-    adb_host: str = "127.0.0.1"
-    adb_port: int = Field(5037, ge=1, le=65535)
+    #: where the adb server listens; null: as adb itself decides ($ANDROID_ADB_SERVER_ADDRESS and
+    #: $ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037). A local server not running yet is started
+    adb_host: Optional[str] = None
+    adb_port: Optional[int] = Field(None, ge=1, le=65535)
     #: force-stop (default), pm-clear (also wipes app data) or snapshot (emulators only)
     reset: Literal["force-stop", "pm-clear", "snapshot"] = "force-stop"
     snapshot_name: Optional[str] = None

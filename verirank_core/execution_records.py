@@ -144,6 +144,9 @@ class Trajectory(Record):
     app: Optional[str] = None
     app_version: Optional[str] = None
     os_version: Optional[str] = None
+    #: the device's own identity as it reports it (``ro.serialno``, ``ro.product.model``)
+    device_serial: Optional[str] = None
+    device_model: Optional[str] = None
     instructions: list[str]
     steps: list[StepRecord] = Field(default_factory=list)
     stop_reason: StopReason
@@ -191,8 +194,14 @@ class ExecutionResult(Record):
     rank: int = Field(ge=1)
     status: ExecutionStatus
     reason: str = ""
+    #: the device spec the page ran on (``adb:SERIAL``, ``sim:WORLD``)
     device: Optional[str] = None
     world: Optional[str] = None
+    #: what the device said about itself before the page: its serial (``ro.serialno``), model,
+    #: Android version, and the version of the page's app with its package
+    device_serial: Optional[str] = None
+    device_model: Optional[str] = None
+    app: Optional[str] = None
     app_version: Optional[str] = None
     os_version: Optional[str] = None
     n_instructions: int = 0
@@ -202,11 +211,17 @@ class ExecutionResult(Record):
     #: deviation kind -> count (``DeviationKind`` values; docs/agent.md)
     deviation_kinds: dict[str, int] = Field(default_factory=dict)
     stop_reason: Optional[StopReason] = None
+    #: settings isolation could not put these back after the page (``NS/KEY``, or why none could be);
+    #: empty when every change was undone or isolation is off (docs/agent.md)
+    settings_unrestored: list[str] = Field(default_factory=list)
     #: the judge's instruction-completion degree in [0, 1] (feature F4)
     f4: float = 0.0
     judge: str = ""
     #: per-instruction-step judgement, e.g. [{"step": 0, "acted": true, "effect": true}]
     judge_detail: list[dict[str, Any]] = Field(default_factory=list)
+    #: the judge found the question's goal already met when the page's steps reached it (e.g. the
+    #: switch was already on); None when it read no goal. The ranker can tell such a page apart.
+    goal_met_before: Optional[bool] = None
     #: the file holding the page's trajectory, relative to the run directory (``trajectories.jsonl``)
     trajectory: Optional[str] = None
     attempts: int = 0

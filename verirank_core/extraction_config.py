@@ -80,9 +80,10 @@ class ExtractConfig(_Section):
     #: when the query names no device, platform and brand, a page with steps for
     #: several (iPhone and Android, Samsung and Pixel) keeps the block for this one
     device: str = "Android"
-    #: a page whose only relevant steps are for the other platform: ``refuse``
-    #: (no steps: they would not work on the user's phone) or ``accept`` them
-    other_platform: Literal["refuse", "accept"] = "refuse"
+    #: a page whose only relevant steps are written for the other platform (iPhone steps
+    #: for an Android question): ``accept`` them (the device decides whether they work,
+    #: and the stated platform is recorded for the ranker) or ``refuse`` them (no steps)
+    other_platform: Literal["refuse", "accept"] = "accept"
     #: pages extracted in parallel (useful for the LLM extractor, which waits on the network)
     workers: int = Field(1, ge=1, le=32)
     #: torch CPU threads for MiniLM while extracting: the per-page batches are small,

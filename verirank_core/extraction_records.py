@@ -213,6 +213,10 @@ class Extraction(Record):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     elapsed_s: float = 0.0
+    #: the platform ("android", "ios") and phone maker ("samsung", "pixel", ...) the page
+    #: says its steps are for; data for the ranker, never a reason to skip the page
+    stated_platform: Optional[str] = None
+    stated_device: Optional[str] = None
 
     @property
     def has_steps(self) -> bool:

@@ -6,6 +6,9 @@ run directory ``run``, and returns a JSON-able dict of counts. Whatever else
 it needs (the query file, a saved model, an HTTP session) is given when the
 stage object is made, so every stage has the same call. ``progress`` is a
 tqdm-like factory: ``progress(iterable=None, total=None, desc="", unit="it")``.
+A stage declares the files of the run directory it reads (``requires``); the
+runner checks them before it starts the stage and names the command that
+writes a missing one (:data:`MADE_BY`).
 
 :func:`run_stages` runs a list of stages over one run directory. It is the only
 code that writes the stage log of ``manifest.json``: per stage invocation the
@@ -27,14 +30,35 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
 
 from verirank_core.config import RunConfig
-from verirank_core.errors import ConfigError
+from verirank_core.errors import ConfigError, StoreError
 from verirank_core.store import RunDir
 
-__all__ = ["Counts", "Progress", "Stage", "StageOutcome", "run_stages", "last_entry", "null_progress", "digest",
-           "describe_outcome", "diff_settings"]
+__all__ = ["Counts", "Progress", "Stage", "StageOutcome", "MADE_BY", "require", "run_stages", "last_entry",
+           "null_progress", "digest", "describe_outcome", "diff_settings"]
 
 Counts = dict[str, Any]
+#: a tqdm-like factory ``progress(iterable=None, total=None, desc="", unit="it")``; the one meaning of "progress"
 Progress = Callable[..., Any]
+
+#: the command that writes each run-directory file a stage can require (``{dir}``: the run directory)
+MADE_BY: dict[str, str] = {
+    "queries.jsonl": "verirank search --queries FILE --out {dir}",
+    "serp.jsonl": "verirank search --queries FILE --out {dir}",
+    "pages.jsonl": "verirank fetch {dir}",
+    "extraction.jsonl": "verirank extract {dir}",
+    "execution.jsonl": "verirank execute {dir}",
+    "features.parquet": "verirank features {dir}",
+    "reranked.jsonl": "verirank rerank {dir} --model MODEL",
+}
+
+
+def require(run: RunDir, names: Sequence[str]) -> None:
+    """Fail with the one "X not found: run `verirank Y` first" message when a file of ``run`` is missing."""
+    for name in names:
+        path = run / name
+        if not path.exists():
+            command = MADE_BY.get(name, "the stage that writes it").format(dir=run.path)
+            raise StoreError(f"{path} not found: run `{command}` first")
 
 
 @runtime_checkable
@@ -45,6 +69,8 @@ class Stage(Protocol):
     name: str
     #: True when the stage only appends records: its settings cannot change within one run folder
     append_only: bool
+    #: the files of the run directory it reads (keys of :data:`MADE_BY`): checked before it runs
+    requires: tuple[str, ...]
 
     def fingerprint(self, cfg: RunConfig) -> Any:
         """The settings (JSON-able) this stage's output depends on, besides the stages before it."""
@@ -149,6 +175,7 @@ def run_stages(
             out[stage.name] = StageOutcome("reused", previous.get("counts", {}))
             echo(describe(stage.name, out[stage.name]))
         else:
+            require(run, stage.requires)
             if before_stage is not None:
                 before_stage(stage)
             run.start_stage(stage.name, cfg.to_manifest(), pipeline=pipeline, fingerprint=prints[stage.name])

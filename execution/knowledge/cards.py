@@ -29,12 +29,13 @@ import re
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from execution.predict.match import lexical_score, normalise
 
 __all__ = ["Card", "KnowledgeBase", "TABLE", "cards_from_resources", "cards_from_map", "build_knowledge",
-           "load_knowledge", "knowledge_for_device", "knowledge_for_world", "KNOWLEDGE_DIR"]
+           "load_knowledge", "knowledge_for_device", "knowledge_for_world", "knowledge_for_trajectory",
+           "cards_for_identity", "KNOWLEDGE_DIR"]
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parents[2] / "datasets" / "knowledge"
 
@@ -313,11 +314,66 @@ def knowledge_for_world(world: Optional[str]) -> Optional[KnowledgeBase]:
         return _CACHE[key]
 
 
+def cards_for_identity(model: Optional[str], os_version: Optional[str], manufacturer: Optional[str] = None,
+                       has_app: Optional[Callable[[str], bool]] = None) -> Optional[Path]:
+    """The stored cards file made for this model on this Android version, or None.
+
+    The device, not the way it is reached, decides: a phone over adb gets the cards
+    of its model as the simulator of that model does. ``manufacturer`` is checked when
+    known; ``has_app(package)`` says whether the cards' app is there (None: not asked)."""
+    want = [(v or "").strip().lower() for v in (manufacturer, model, os_version)]
+    if not (want[1] and want[2]):
+        return None
+    for path in sorted(KNOWLEDGE_DIR.glob("*.json")):
+        key = str(path.resolve())
+        with _LOCK:
+            if key not in _CACHE:
+                _CACHE[key] = load_knowledge(path)
+            kb = _CACHE[key]
+        if kb is None:
+            continue
+        made_for = [str(kb.device.get(k) or "").strip().lower() for k in ("manufacturer", "model", "os_version")]
+        if made_for[1:] != want[1:] or (want[0] and made_for[0] != want[0]):
+            continue
+        if kb.app and has_app is not None and not has_app(kb.app):
+            continue
+        return path
+    return None
+
+
+def _cards_for_device(device: Any) -> Optional[Path]:
+    """:func:`cards_for_identity` of what ``device.info()`` reports."""
+    info_of = getattr(device, "info", None)
+    if info_of is None:
+        return None
+    info = info_of()
+    return cards_for_identity(info.model, info.os_version, info.manufacturer or None,
+                              has_app=lambda package: package in info_of((package,)).app_versions)
+
+
+def knowledge_for_trajectory(trajectory: Any) -> Optional[KnowledgeBase]:
+    """The cards of the device an episode ran on, for reading it afterwards (the judge): the
+    world's by name, else those made for the model and Android version the device reported."""
+    found = knowledge_for_world(trajectory.world)
+    if found is not None:
+        return found
+    path = cards_for_identity(getattr(trajectory, "device_model", None), trajectory.os_version)
+    if path is None:
+        return None
+    kb = _CACHE.get(str(path.resolve()))
+    if kb is not None and trajectory.app and kb.app and kb.app != trajectory.app:
+        return None
+    return kb
+
+
 def knowledge_for_device(device: Any, configured: Optional[str] = None) -> tuple[Optional[KnowledgeBase], str]:
     """(cards, where they came from) for an episode on ``device``.
 
     ``configured`` (``execution.agent.knowledge``, a cards file) wins; a simulated
-    device gets ``datasets/knowledge/<world name>.json`` when it exists. Cards are for
+    device gets ``datasets/knowledge/<world name>.json`` when it exists; otherwise (a
+    phone over adb, or a world without its own file) the device gets the stored cards
+    made for its manufacturer, model and Android version, as it reports them, when
+    their app is installed. Cards are for
     one app on one device: a device whose manufacturer differs from the file's gets none.
     """
     if configured:
@@ -325,11 +381,11 @@ def knowledge_for_device(device: Any, configured: Optional[str] = None) -> tuple
     else:
         world = getattr(device, "world", None)
         name = getattr(world, "name", None)
-        if not name:
-            return None, "no knowledge cards: set execution.agent.knowledge for this device"
-        path = KNOWLEDGE_DIR / f"{Path(str(name)).name}.json"
-        if not path.is_file():
-            return None, f"no knowledge cards for {name}"
+        named = KNOWLEDGE_DIR / f"{Path(str(name)).name}.json" if name else None
+        found = named if named is not None and named.is_file() else _cards_for_device(device)
+        if found is None:
+            return None, f"no knowledge cards for {name or 'this device'}: set execution.agent.knowledge"
+        path = found
     key = str(path.resolve())
     with _LOCK:
         if key not in _CACHE:

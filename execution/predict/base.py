@@ -98,6 +98,13 @@ class ActionPredictor(ABC):
 
     #: short name recorded in trajectories
     name: str = "predictor"
+    #: capabilities ``run_episode`` reads, declared here rather than probed with ``getattr``:
+    #: ask for the app's UI map (from ``ui_map``, a configured source, else the simulator's world)
+    use_ui_map: bool = False
+    ui_map: Optional[str] = None
+    #: ask for the device's knowledge cards (from ``knowledge``, a configured cards file)
+    use_knowledge: bool = False
+    knowledge: Optional[str] = None
 
     @abstractmethod
     def predict(self, ctx: PredictContext) -> Optional[Prediction]:

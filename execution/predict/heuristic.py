@@ -38,13 +38,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
-from execution.predict.match import Match, Matcher, lexical_score, normalise
-from execution.predict.steps import Intent, parse_step_in_context
+from execution.predict.match import Match, Matcher, _tokens, lexical_score, normalise
+from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState, SearchPhase,
+                                   SearchState)
+from execution.predict.steps import Intent
 from verirank_core.execution_config import AgentConfig, HeuristicPredictorConfig
 from verirank_core.execution_records import Action, ActionType, DeviationKind
 from execution.uicontext import UIContext
@@ -92,34 +94,26 @@ class _Act:
 @dataclass
 class _Satisfied:
     why: str
-    #: a ``DeviationKind`` value when satisfying the intent went beyond the page (a skipped step)
+    #: a ``DeviationKind`` value when satisfying the item went beyond the page (an alternative not taken)
     kind: Optional[str] = None
 
 
 @dataclass
-class _State:
-    """Per-episode progress of the heuristic predictor (kept in ``ctx.memory``)."""
+class _Skip:
+    """Lookahead: the item is absent (or only loosely there) and a later named item is visible."""
 
-    step: int = -1
-    pos: int = 0
-    #: intent position to move to if the last emitted action succeeds
-    pending: Optional[int] = None
-    #: set/toggle: we opened the target's screen/dialog and now look for the switch/option
-    entered: bool = False
-    typed: bool = False
-    scrolls: int = 0
-    search: dict[str, Any] = field(default_factory=dict)
-    #: knowledge: the device's title the current intent was mapped to (and the card's source)
-    renamed: Optional[tuple[str, str]] = None
-    #: reflection state of the current step: {"phase": "back"|"retry"|"done", "avoid": label}
-    reflection: dict[str, Any] = field(default_factory=dict)
+    why: str
+    to: PlanItem
 
-    def reset_intent(self) -> None:
-        self.entered = False
-        self.typed = False
-        self.scrolls = 0
-        self.search = {}
-        self.renamed = None
+
+#: words that say nothing about which category a name means (docs/agent.md, home-screen counterparts)
+_NOT_DISTINCTIVE = frozenset().union(*(_tokens(w) for w in (
+    "mode", "screen", "app", "apps", "device", "on", "off", "turn", "use", "show", "setting", "settings",
+    "notification", "notifications", "option", "more", "menu")))
+
+
+def _distinctive(name: str) -> frozenset[str]:
+    return _tokens(name) - _NOT_DISTINCTIVE
 
 
 def _control_action(kind: ActionType, c: Control, why: str) -> Action:
@@ -183,6 +177,7 @@ class HeuristicPredictor(ActionPredictor):
         curiosity_threshold: float = 0.35,
         use_reflection: bool = False,
         skip_grouping_steps: bool = False,
+        use_lookahead: bool = False,
     ):
         self.match_threshold = match_threshold
         self.use_embeddings = use_embeddings
@@ -199,6 +194,8 @@ class HeuristicPredictor(ActionPredictor):
         self.curiosity_threshold = curiosity_threshold
         self.use_reflection = use_reflection
         self.skip_grouping_steps = skip_grouping_steps
+        #: follow the page plan with lookahead (within and across steps); off: only whole grouping steps
+        self.use_lookahead = use_lookahead
 
     @classmethod
     def from_config(cls, cfg: HeuristicPredictorConfig, agent: Optional[AgentConfig] = None) -> "HeuristicPredictor":
@@ -209,7 +206,8 @@ class HeuristicPredictor(ActionPredictor):
                         ui_map_max_actions=agent.ui_map_max_actions,
                         use_knowledge=agent.use_knowledge, knowledge=agent.knowledge,
                         curiosity_threshold=agent.curiosity_threshold,
-                        use_reflection=agent.use_reflection, skip_grouping_steps=agent.skip_grouping_steps)
+                        use_reflection=agent.use_reflection, skip_grouping_steps=agent.skip_grouping_steps,
+                        use_lookahead=agent.use_lookahead)
         return cls(
             match_threshold=cfg.match_threshold, use_embeddings=cfg.use_embeddings,
             max_scrolls=cfg.max_scrolls, max_backs=cfg.max_backs, **maps,
@@ -219,66 +217,46 @@ class HeuristicPredictor(ActionPredictor):
         return (f"HeuristicPredictor(match_threshold={self.match_threshold}, "
                 f"use_embeddings={self.use_embeddings}, max_scrolls={self.max_scrolls}, "
                 f"max_backs={self.max_backs}, use_ui_map={self.use_ui_map}, "
-                f"use_knowledge={self.use_knowledge}, use_reflection={self.use_reflection})")
+                f"use_knowledge={self.use_knowledge}, use_reflection={self.use_reflection}, "
+                f"use_lookahead={self.use_lookahead})")
 
     # --- the decision ---------------------------------------------------------
 
     def predict(self, ctx: PredictContext) -> Optional[Prediction]:
         st = self._state(ctx)
-        intents = parse_step_in_context(ctx.instructions, ctx.step_index)
+        items = st.plan.of_step(ctx.step_index)
         matcher = Matcher(self.use_embeddings, encoder=self.encoder)
         notes: list[str] = []
         while True:
-            if st.pos >= len(intents):
+            if st.pos >= len(items):
                 why = "; ".join(notes) if notes else "informational step: nothing to do"
                 return self._noop(ctx, why, matcher)
-            intent = intents[st.pos]
-            result = self._condition(intent, ctx, matcher)
-            if result is None:
-                result = self._knowledge(intent, ctx, st, matcher, before=True)
-            if result is None:
-                result = self._plan(intent, ctx, st, matcher)
-            for alt in intent.alternatives if result is None else ():
-                # "Tap Security or Security & location": any name the page offers is the page's word
-                if alt != intent.target:
-                    result = self._plan(dataclasses.replace(intent, target=alt, alternatives=()), ctx, st, matcher)
-                    if result is not None:
-                        break
-            if result is None and intent.condition:
-                result = _Satisfied(f"if {intent.condition}: {intent.describe()} is not on this screen; "
-                                    "the condition does not apply")
-            if result is None:
-                result = self._knowledge(intent, ctx, st, matcher, before=False)
-            if result is None:
-                result = self._expand(intent, ctx)
-            if result is None and st.pos == 0:
-                result = self._skip(intent, ctx, matcher)
+            item = items[st.pos]
+            result = self._follow(item, ctx, st, matcher)
+            if isinstance(result, _Skip):
+                return self._skip_to(result, ctx, st, matcher, notes)
             if isinstance(result, _Satisfied):
-                if result.kind == DeviationKind.SKIP.value:
-                    return self._noop(ctx, "; ".join(notes + [result.why]), matcher, kind=result.kind)
-                notes.append(result.why)
                 st.pos += 1
-                st.reset_intent()
+                st.next_item()
+                if result.kind is not None:
+                    # a deviation is a record of its own (a no-op: nothing is sent to the device)
+                    return self._noop(ctx, "; ".join(notes + [result.why]), matcher, kind=result.kind,
+                                      advance=st.pos >= len(items))
+                notes.append(result.why)
                 continue
             if result is None:
-                result = self._route(intent, ctx, st)
-            if result is None:
-                result = self._search(intent, ctx, st)
-            if result is None:
-                result = self._reflect(intents, intent, ctx, st, matcher)
-            if result is None:
-                ctx.memory["stuck_reason"] = self._stuck_reason(intent, ctx, matcher)
+                ctx.memory["stuck_reason"] = self._stuck_reason(item.intent, ctx, matcher)
                 return None
             if notes:
                 result.action.rationale = "; ".join(notes + [result.action.rationale])
             if result.done:
                 st.pending = st.pos + 1
-            retry = st.reflection.pop("retry_step", None)
+            retry, st.reflection.retry_step = st.reflection.retry_step, None
             return Prediction(
                 action=result.action,
                 # a reflection retry redoes an earlier step: it is recorded under that step
                 step_index=ctx.step_index if retry is None else retry,
-                advance=result.done and st.pos + 1 == len(intents),
+                advance=result.done and st.pos + 1 == len(items),
                 deviation=result.deviation,
                 deviation_kind=result.kind if result.deviation else None,
                 control_id=result.control_id,
@@ -286,24 +264,87 @@ class HeuristicPredictor(ActionPredictor):
                 model_ms=matcher.model_ms,
             )
 
-    def _state(self, ctx: PredictContext) -> _State:
-        st: _State = ctx.memory.setdefault("heuristic", _State())
+    def _follow(self, item: PlanItem, ctx: PredictContext, st: PlanState,
+                matcher: Matcher) -> Union[_Act, _Satisfied, _Skip, None]:
+        """The next move for one plan item, trying the page's own reading first, repairs last."""
+        intent = item.intent
+        if item.alternative_of is not None:
+            return _Satisfied(f"{intent.describe()} is the page's other choice to "
+                              f"step {item.alternative_of[0] + 1}; that one was followed",
+                              kind=DeviationKind.ALTERNATIVE.value)
+        outside = self._outside_app(item, ctx)
+        if outside is not None:
+            return outside
+        if st.reflection.phase == "retry":
+            # reflection went back a screen: only the earlier step's runner-up is tried there, never
+            # the current item itself (found there, the page's route would not have led to it)
+            return self._reflect(intent, ctx, st, matcher)
+        result: Union[_Act, _Satisfied, _Skip, None] = self._condition(intent, ctx, matcher)
+        if result is None:
+            result = self._lookahead(item, ctx, st, matcher)
+        if result is None:
+            result = self._knowledge(intent, ctx, st, matcher, before=True)
+        if result is None and not intent.placeholder:
+            result = self._plan(intent, ctx, st, matcher)
+        for alt in intent.alternatives if result is None else ():
+            # "Tap Security or Security & location": any name the page offers is the page's word
+            if alt != intent.target:
+                result = self._plan(dataclasses.replace(intent, target=alt, alternatives=()), ctx, st, matcher)
+                if isinstance(result, _Act):
+                    result.deviation, result.kind = True, DeviationKind.ALTERNATIVE.value
+                    result.action.rationale = f"the page's alternative {alt!r}: {result.action.rationale}"
+                if result is not None:
+                    break
+        if result is None and intent.placeholder and st.reflection.phase is None and not st.item.search.backs:
+            # only on the screen the page led to, never on one a repair went back to
+            result = self._placeholder(intent, ctx, matcher)
+        if result is None and intent.condition:
+            result = _Satisfied(f"if {intent.condition}: {intent.describe()} is not on this screen; "
+                                "the condition does not apply")
+        if result is None:
+            result = self._knowledge(intent, ctx, st, matcher, before=False)
+        if result is None:
+            result = self._expand(intent, ctx)
+        if result is None:
+            result = self._counterpart(intent, ctx, st, matcher)
+        if result is None:
+            result = self._route(intent, ctx, st)
+        if result is None:
+            result = self._search(intent, ctx, st)
+        if result is None:
+            result = self._reflect(intent, ctx, st, matcher)
+        if isinstance(result, _Act) and not result.deviation and result.action.type != ActionType.WAIT:
+            # found only after a repair went back a screen: the page's route did not lead here
+            repair = (DeviationKind.REFLECTION if st.reflection.phase is not None
+                      else DeviationKind.SEARCH if st.item.search.backs else None)
+            if repair is not None:
+                result.deviation, result.kind = True, repair.value
+                result.action.rationale = f"after going back ({repair.value}): {result.action.rationale}"
+        return result
+
+    def _state(self, ctx: PredictContext) -> PlanState:
+        st: Optional[PlanState] = ctx.memory.get("heuristic")
+        if st is None:
+            st = ctx.memory["heuristic"] = PlanState(plan=PagePlan.read(ctx.instructions))
+        if st.home_title is None and not ctx.history and ctx.ui.package == (ctx.app or ctx.ui.package):
+            st.home_title = ctx.ui.title or ""
         if st.step != ctx.step_index:
             st.step, st.pos, st.pending = ctx.step_index, 0, None
-            st.reset_intent()
-            st.reflection = {}
+            st.next_item()
+            st.reflection = ReflectionState()
         elif st.pending is not None:
             last = ctx.history[-1] if ctx.history else None
             if last is not None and last.ok:
                 st.pos = st.pending
-                st.reset_intent()
+                st.next_item()
             st.pending = None
         return st
 
-    def _noop(self, ctx: PredictContext, why: str, matcher: Matcher, kind: Optional[str] = None) -> Prediction:
+    def _noop(self, ctx: PredictContext, why: str, matcher: Matcher, kind: Optional[str] = None,
+              advance: bool = True) -> Prediction:
         return Prediction(
             action=Action(type=ActionType.WAIT, rationale=why),
-            step_index=ctx.step_index, advance=True, noop=True, expect_change=False,
+            step_index=ctx.step_index, advance=advance, noop=True, expect_change=False,
             deviation=kind is not None, deviation_kind=kind, model_ms=matcher.model_ms,
         )
 
@@ -312,7 +353,7 @@ class HeuristicPredictor(ActionPredictor):
         return matcher.best(target, pool, self.match_threshold if threshold is None else threshold, roles)
 
     def _plan(
-        self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher
+        self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher
     ) -> Union[_Act, _Satisfied, None]:
         ui = ctx.ui
         kind = intent.kind
@@ -327,6 +368,8 @@ class HeuristicPredictor(ActionPredictor):
                 return _Act(_control_action(ActionType.CLICK, m.control,
                                             f"{intent.target!r} is hidden under {m.control.label!r}: expand it"),
                             done=False, control_id=m.control.id, deviation=True, kind=DeviationKind.EXPAND.value)
+            if m and m.how == "summary":
+                m = None  # a row whose summary mentions the name is a menu the page does not name
             if m:
                 t = ActionType.CLICK if kind == "tap" else ActionType.LONG_PRESS
                 return _Act(_control_action(t, m.control, f"{kind} {m.control.label!r} (matches {intent.target!r}, {m.how} {m.score:.2f})"),
@@ -374,11 +417,11 @@ class HeuristicPredictor(ActionPredictor):
             return _Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
         return None
 
-    def _toggle(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+    def _toggle(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui, target = ctx.ui, intent.target or ""
         ranked = [m for m in matcher.rank(target, ui.controls) if m.score >= self.match_threshold]
         switch = next((m for m in ranked if m.control.checked is not None and m.score >= ranked[0].score - 0.1), None)
-        if switch is None and (st.entered or (ui.title and lexical_score(target, ui.title) >= 0.9)):
+        if switch is None and (st.item.entered or (ui.title and lexical_score(target, ui.title) >= 0.9)):
             # inside the target's own screen: its main switch is the first checkable control
             checkables = [c for c in ui.controls if c.checked is not None]
             scored = matcher.rank(target, checkables) if checkables else []
@@ -397,15 +440,15 @@ class HeuristicPredictor(ActionPredictor):
                 # a row that also opens a screen (Wi-Fi, Bluetooth) toggles only on its switch
                 act.x, act.y = widget.center
             return _Act(act, done=True, control_id=c.id)
-        if ranked and ranked[0].score >= 0.85 and not st.entered:
+        if ranked and ranked[0].score >= 0.75 and not st.item.entered:
             # a row named like the switch (no switch of its own) leads to the switch's screen
             c = ranked[0].control
-            st.entered = True
+            st.item.entered = True
             return _Act(_control_action(ActionType.CLICK, c, f"open {c.label!r} to find its switch"),
                         done=False, control_id=c.id)
         return None
 
-    def _set(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+    def _set(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui = ctx.ui
         if intent.value:
             v = self._best(intent.value, ui, matcher)
@@ -420,13 +463,13 @@ class HeuristicPredictor(ActionPredictor):
             t = self._best(intent.target, ui, matcher)
             if t and intent.value and t.control.summary and lexical_score(intent.value, t.control.summary) >= 0.9:
                 return _Satisfied(f"{t.control.label!r} already shows {t.control.summary!r}")
-            if t and not st.entered:
-                st.entered = bool(intent.value)
+            if t and not st.item.entered:
+                st.item.entered = bool(intent.value)
                 return _Act(_control_action(ActionType.CLICK, t.control, f"open {t.control.label!r}"),
                             done=not intent.value, control_id=t.control.id)
         return None
 
-    def _type(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+    def _type(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui = ctx.ui
         value = intent.value
         if value is None and intent.credential:
@@ -434,7 +477,7 @@ class HeuristicPredictor(ActionPredictor):
             if value is None:
                 ctx.memory["stuck_reason"] = f"no {intent.credential!r} in the credentials for a type step"
                 return None
-        if st.typed:
+        if st.item.typed:
             return _Act(Action(type=ActionType.ENTER, rationale="submit what was typed"), done=True)
         edits = [c for c in ui.controls if c.role == "edit"]
         edit = None
@@ -445,8 +488,8 @@ class HeuristicPredictor(ActionPredictor):
             edit = ui.focused_edit()
         if edit is None and intent.target:
             m = self._best(intent.target, ui, matcher)
-            if m and not st.entered:
-                st.entered = True
+            if m and not st.item.entered:
+                st.item.entered = True
                 return _Act(_control_action(ActionType.CLICK, m.control, f"open {m.control.label!r} to type into"),
                             done=False, control_id=m.control.id)
         if edit is None:
@@ -456,18 +499,18 @@ class HeuristicPredictor(ActionPredictor):
         act = _control_action(ActionType.INPUT, edit, f"type into {edit.label!r}")
         act.text = value
         if intent.submit:
-            st.typed = True
+            st.item.typed = True
         return _Act(act, done=not intent.submit, control_id=edit.id)
 
-    def _scroll(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher):
+    def _scroll(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui = ctx.ui
         if intent.target:
             if self._best(intent.target, ui, matcher):
                 return _Satisfied(f"{intent.target!r} is visible")
             last = ctx.history[-1] if ctx.history else None
-            if st.scrolls >= self.max_scrolls or (st.scrolls and last is not None and not last.changed):
+            if st.item.scrolls >= self.max_scrolls or (st.item.scrolls and last is not None and not last.changed):
                 return None
-        st.scrolls += 1
+        st.item.scrolls += 1
         direction = intent.direction or "down"
         container = main_scrollable(ui)
         return _Act(swipe_action(ui, direction, f"scroll {direction}", container),
@@ -486,7 +529,7 @@ class HeuristicPredictor(ActionPredictor):
                     best, score = c, s
         return best if score >= 0.9 else None
 
-    def _knowledge(self, intent: Intent, ctx: PredictContext, st: _State, matcher: Matcher,
+    def _knowledge(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher,
                    before: bool) -> Union[_Act, _Satisfied, None]:
         """Map the page's word to this device's title through a knowledge card (AppCards).
 
@@ -499,13 +542,13 @@ class HeuristicPredictor(ActionPredictor):
         if kb is None or not self.use_knowledge or not target or intent.kind not in _ROUTABLE:
             return None
         ui = ctx.ui
-        if st.renamed is not None:
-            cards = [c for c in kb.lookup(target) if c.title == st.renamed[0]] or kb.lookup(target)
+        if st.item.renamed is not None:
+            cards = [c for c in kb.lookup(target) if c.title == st.item.renamed[0]] or kb.lookup(target)
         else:
             cards = kb.lookup(target)
         if not cards:
             return None
-        if before and st.renamed is None:
+        if before and st.item.renamed is None:
             from execution.knowledge import curiosity
 
             scores = sorted((lexical_score(target, c.label) for c in ui.controls if c.label), reverse=True)
@@ -516,17 +559,17 @@ class HeuristicPredictor(ActionPredictor):
                 return None
             why_cur = cur.describe()
         else:
-            why_cur = "nothing matched" if st.renamed is None else "continuing a rename"
+            why_cur = "nothing matched" if st.item.renamed is None else "continuing a rename"
         for card in cards:
             shown = self._visible(card.title, ui) or (
                 ui.title and lexical_score(card.title, ui.title) >= 0.9)
-            if not shown and not (st.entered and st.renamed and st.renamed[0] == card.title):
+            if not shown and not (st.item.entered and st.item.renamed and st.item.renamed[0] == card.title):
                 continue
             renamed = dataclasses.replace(intent, target=card.title)
             result = self._plan(renamed, ctx, st, matcher)
             if result is None:
                 continue
-            st.renamed = (card.title, card.source)
+            st.item.renamed = (card.title, card.source)
             note = f"knowledge card: {target!r} is {card.title!r} on this device ({card.source}); {why_cur}"
             if isinstance(result, _Satisfied):
                 return _Satisfied(f"{note}; {result.why}")
@@ -564,36 +607,134 @@ class HeuristicPredictor(ActionPredictor):
             return _Satisfied(f"{m.group(1)!r} is on screen, so 'if {intent.condition}' does not apply")
         return None
 
-    def _next_target(self, ctx: PredictContext) -> Optional[str]:
-        nxt = ctx.step_index + 1
-        if nxt >= len(ctx.instructions):
-            return None
-        for it in parse_step_in_context(ctx.instructions, nxt):
-            if it.kind in _ROUTABLE and it.target:
-                return it.target
-        return None
+    # --- lookahead, placeholders, steps outside the app ------------------------------
 
-    def _skip(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Satisfied]:
-        """A grouping step ("Tap Display") whose item is missing while the next step's item is visible."""
-        if not self.skip_grouping_steps or intent.kind not in ("tap", "open"):
-            return None
-        if not intent.target and not intent.unnamed:
-            return None
-        nxt = self._next_target(ctx)
-        if not nxt:
-            return None
-        names = [nxt]
+    def _visible_name(self, name: str, ctx: PredictContext, loose: float = 0.75) -> Optional[Control]:
+        """The control showing ``name`` (or a card title of it), matched by words only."""
+        names = [name]
         if ctx.knowledge is not None and self.use_knowledge:
-            names += ctx.knowledge.titles(nxt)
-        for name in names:
-            c = self._visible(name, ctx.ui)
-            if c is not None:
-                return _Satisfied(f"{intent.target or 'the unnamed item'!r} is not here but the next step's {c.label!r} is: "
-                                  f"skipping the grouping step", kind=DeviationKind.SKIP.value)
-        return None
+            names += ctx.knowledge.titles(name)
+        best, score = None, 0.0
+        for n in names:
+            for c in ctx.ui.controls:
+                if c.label and c.role != "scrollable":
+                    sc = lexical_score(n, c.label) if n == name else (1.0 if lexical_score(n, c.label) >= 0.9 else 0.0)
+                    if sc > score:
+                        best, score = c, sc
+        return best if score >= loose else None
 
-    def _reflect(self, intents: list[Intent], intent: Intent, ctx: PredictContext, st: _State,
-                 matcher: Matcher) -> Optional[_Act]:
+    def _lookahead(self, item: PlanItem, ctx: PredictContext, st: PlanState,
+                   matcher: Matcher) -> Optional[_Skip]:
+        """An absent (or loosely matching) grouping yields to the next named item when that is visible.
+
+        "Apps & notifications > Advanced > Special app access" on a phone without "Advanced":
+        Special app access is on screen, so Advanced is skipped. Never a setting (switch,
+        checkbox, value), never the page's last named item, and only to the *next* name
+        (later references to the same name are one name): two missing names end the attempt.
+        """
+        if not (self.use_lookahead or self.skip_grouping_steps) or not item.skippable:
+            return None
+        nxt = st.plan.next_name(item.step, item.pos)
+        while nxt is not None and nxt.intent.condition and nxt.alternative_of is None \
+                and self._visible_name(nxt.name or "", ctx) is None:
+            # "If you can't find the app, first tap See all apps": an optional item may be passed over
+            nxt = st.plan.next_name(nxt.step, nxt.pos)
+        if nxt is None:
+            return None
+        if not self.use_lookahead:
+            # the older rule: only a whole grouping step yields to the first item of the next step
+            first_of_next = st.plan.of_step(item.step + 1)[:1]
+            if item.pos != 0 or len(st.plan.of_step(item.step)) != 1 or first_of_next != [nxt]:
+                return None
+        here = None
+        if item.name:
+            ranked = [m for m in matcher.rank(item.name, ctx.ui.controls, lexical_only=True)
+                      if m.control.role != "scrollable"]
+            here = ranked[0] if ranked and ranked[0].score >= self.match_threshold else None
+            if here is not None and here.score >= 0.9:
+                return None  # the item itself is on screen
+            if here is None and ctx.ui.title and lexical_score(item.name, ctx.ui.title) >= 0.9:
+                return None  # already on its screen
+        if not (nxt.name or "")[:1].isupper() and not nxt.name[:1].isdigit():
+            return None  # "turn notifications off" describes an effect; a UI name is written capitalised
+        there = self._visible_name(nxt.name or "", ctx)
+        if there is None or (here is not None and there.id == here.control.id):
+            return None
+        how = "only loosely matches" if here is not None else "is not here"
+        return _Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
+                     f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
+
+    def _skip_to(self, skip: _Skip, ctx: PredictContext, st: PlanState, matcher: Matcher,
+                 notes: list[str]) -> Prediction:
+        """Record the skip as a no-op; the plan resumes at the visible item (or the step ends)."""
+        why = "; ".join(notes + [skip.why])
+        if skip.to.step == ctx.step_index:
+            st.pos = skip.to.pos
+            st.next_item()
+            return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=False)
+        st.pos = len(st.plan.of_step(ctx.step_index))
+        return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=True)
+
+    def _outside_app(self, item: PlanItem, ctx: PredictContext) -> Optional[_Satisfied]:
+        """'From the home screen, tap Apps': already in the page's app, so the way there is done."""
+        if item.intent.place != "home" or not ctx.app or ctx.ui.package != ctx.app:
+            return None
+        return _Satisfied(f"{item.intent.describe()} happens outside the app, on the way to it; "
+                          f"the episode is already in {ctx.app}")
+
+    def _placeholder(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Act]:
+        """'Tap the app you want', 'Select a preference: A B C': take an item of the list on screen."""
+        ui = ctx.ui
+        if intent.choices:
+            for c in ui.controls:
+                if c.label and c.role != "scrollable" and lexical_score(c.label, intent.choices) >= 0.75:
+                    return _Act(_control_action(ActionType.CLICK, c, f"{c.label!r} is one of the choices the "
+                                                                     f"page lists ({intent.choices!r})"),
+                                done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
+            return None
+        container = main_scrollable(ui)
+        if container is None:
+            return None
+        x1, y1, x2, y2 = container.bounds
+        rows = [c for c in ui.controls
+                if c.role in ("list item", "button") and c.label and c is not container
+                and x1 <= c.center[0] <= x2 and y1 <= c.center[1] <= y2
+                and normalise(c.label) not in ("navigate up", "more options", "search")]
+        if len(rows) < 2:
+            return None  # not a list of items of one kind
+        c = rows[0]
+        return _Act(_control_action(ActionType.CLICK, c, f"{intent.target or 'an item'!r} means any item of the "
+                                                         f"list: taking {c.label!r}"),
+                    done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
+
+    def _is_home(self, ctx: PredictContext, st: PlanState) -> bool:
+        ui = ctx.ui
+        return (st.home_title is not None and ui.title == st.home_title and ui.package == (ctx.app or ui.package)
+                and not any(normalise(c.label) == "navigate up" for c in ui.controls))
+
+    def _counterpart(self, intent: Intent, ctx: PredictContext, st: PlanState,
+                     matcher: Matcher) -> Optional[_Act]:
+        """On the app's home screen a missing category may be taken as its one counterpart.
+
+        "Sound and Notification" is "Sounds & vibration", "More networks" is "Wi-Fi & network":
+        the single category sharing at least half of the name's distinctive words (docs/agent.md).
+        """
+        name = intent.target
+        if intent.kind not in ("tap", "open") or not name or not self._is_home(ctx, st):
+            return None
+        words = _distinctive(name)
+        if not words:
+            return None
+        hits = [c for c in ctx.ui.controls if c.label and c.role != "scrollable"
+                and 2 * len(words & _distinctive(c.label)) >= len(words)]
+        if len(hits) != 1:
+            return None
+        c = hits[0]
+        return _Act(_control_action(ActionType.CLICK, c, f"{name!r} is not on the home screen; its one "
+                                                         f"counterpart there is {c.label!r}"),
+                    done=True, control_id=c.id)
+
+    def _reflect(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher) -> Optional[_Act]:
         """MobA-style reflection: the item is missing, so the previous tap probably went astray.
 
         Go back along the recorded path to the screen of the last forward tap, then retry
@@ -603,62 +744,61 @@ class HeuristicPredictor(ActionPredictor):
         if not self.use_reflection:
             return None
         r = st.reflection
-        phase = r.get("phase")
-        if phase is None:
+        if r.phase is None:
             last = next((h for h in reversed(ctx.history)
                          if not h.noop and h.ok and h.changed and h.action.type == ActionType.CLICK
                          and h.signature and h.signature != ctx.ui.signature), None)
             if last is None:
-                st.reflection = {"phase": "done"}
+                r.phase = "done"
                 return self._search(intent, ctx, st)
-            st.reflection = {"phase": "retry", "avoid": (last.action.target_label, last.action.target_bounds),
-                             "step": last.step_index, "signature": last.signature}
-            st.search = {"backs": self.max_backs}  # scroll the earlier screen, but no further backs
-            st.entered = False
+            st.reflection = ReflectionState(phase="retry", avoid_label=last.action.target_label,
+                                            avoid_bounds=last.action.target_bounds, step=last.step_index)
+            st.item.search = SearchState(backs=self.max_backs)  # scroll the earlier screen, but no further backs
+            st.item.entered = False
             return _Act(Action(type=ActionType.BACK,
                                rationale=f"reflection: {intent.target or intent.kind!r} not found after tapping "
                                          f"{last.action.target_label!r}; go back to that screen and retry"),
                         done=False, deviation=True, kind=DeviationKind.REFLECTION.value)
-        if phase == "retry":
-            r["phase"] = "done"
-            st.search = {"backs": self.max_backs}
-            prev = r.get("step")
-            prev_intents = parse_step_in_context(ctx.instructions, prev) if prev is not None else []
-            avoid_label, avoid_bounds = r.get("avoid") or (None, None)
+        if r.phase == "retry":
+            r.phase = "done"
+            st.item.search = SearchState(backs=self.max_backs)
+            prev = r.step
+            prev_items = st.plan.of_step(prev) if prev is not None else []
             # the intent that tap served ("Hotspot & tethering" of a breadcrumb, not its last item)
-            targets = [it.target for it in prev_intents if it.target]
-            prev_target = max(targets, key=lambda t: lexical_score(t, avoid_label or ""), default=None)
+            targets = [it.intent.target for it in prev_items if it.intent.target]
+            prev_target = max(targets, key=lambda t: lexical_score(t, r.avoid_label or ""), default=None)
             if not prev_target:
                 return None
             # the control tapped before (twins with the same label stay candidates)
             ranked = [m for m in matcher.rank(prev_target, ctx.ui.controls)
                       if m.control.role != "scrollable"
-                      and not (m.control.label == avoid_label and list(m.control.bounds) == list(avoid_bounds or []))]
+                      and not (m.control.label == r.avoid_label and list(m.control.bounds) == list(r.avoid_bounds or []))]
             if ranked and ranked[0].score >= self.match_threshold:
                 # the page's words fit the runner-up as well as the first pick: the agent erred,
                 # not the page (the judge credits the retry only at this threshold)
                 c = ranked[0].control
-                st.search = {}
-                st.reflection["retry_step"] = prev
+                st.item.search = SearchState()
+                r.retry_step = prev
                 return _Act(_control_action(ActionType.CLICK, c,
                                             f"reflection: retry step {prev + 1} ({prev_target!r}) with "
-                                            f"{c.label!r} at {list(c.bounds)} instead of {avoid_label!r} at {avoid_bounds}"),
+                                            f"{c.label!r} at {list(c.bounds)} instead of {r.avoid_label!r} at {r.avoid_bounds}"),
                             done=False, control_id=c.id, deviation=True, kind=DeviationKind.REFLECTION.value)
         return None
 
     # --- when the target is not on screen ------------------------------------------
 
-    def _route(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
+    def _route(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[_Act]:
         """The UI map's next move toward a screen that shows the target (None: the map cannot help)."""
         target = intent.target or intent.value
-        if ctx.ui_map is None or not target or intent.kind not in _ROUTABLE or st.search.get("map_done"):
+        search = st.item.search
+        if ctx.ui_map is None or not target or intent.kind not in _ROUTABLE or search.map_done:
             return None
-        used = st.search.get("map_actions", 0)
+        used = search.map_actions
         last = ctx.history[-1] if ctx.history else None
         stalled = (last is not None and last.deviation and last.action.type == ActionType.SWIPE
-                   and not last.changed and st.search.get("map_actions"))
+                   and not last.changed and used)
         if used >= self.ui_map_max_actions or stalled:
-            st.search = {"map_done": True}
+            st.item.search = SearchState(map_done=True)
             return None
         nav = ctx.memory.get("ui_map_navigator")
         if nav is None or nav.map is not ctx.ui_map:
@@ -669,7 +809,7 @@ class HeuristicPredictor(ActionPredictor):
         if move is None:
             return None
         # a new screen may come: the blind search starts afresh there
-        st.search = {"map_actions": used + 1}
+        st.item.search = SearchState(map_actions=used + 1)
         if move.kind == "tap" and move.control is not None:
             return _Act(_control_action(ActionType.CLICK, move.control, move.why), done=False,
                         control_id=move.control.id, deviation=True, kind=DeviationKind.UI_MAP.value)
@@ -679,36 +819,33 @@ class HeuristicPredictor(ActionPredictor):
         return _Act(Action(type=ActionType.BACK, rationale=move.why), done=False, deviation=True,
                     kind=DeviationKind.UI_MAP.value)
 
-    def _search(self, intent: Intent, ctx: PredictContext, st: _State) -> Optional[_Act]:
+    def _search(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[_Act]:
+        """Blind search: scroll the list down, back up to the top, then go back a screen and look there."""
         if intent.kind == "type" and "stuck_reason" in ctx.memory and intent.value is None:
             return None
-        sr = st.search
-        sr.setdefault("phase", "down")
+        sr = st.item.search
         last = ctx.history[-1] if ctx.history else None
         last_unchanged = last is not None and last.deviation and last.action.type == ActionType.SWIPE and not last.changed
         container = main_scrollable(ctx.ui)
         what = intent.target or intent.value or intent.kind
-        if sr["phase"] == "down":
-            down = sr.get("down", 0)
-            if container is not None and down < self.max_scrolls and not (down and last_unchanged):
-                sr["down"] = down + 1
+        if sr.phase == SearchPhase.DOWN:
+            if container is not None and sr.down < self.max_scrolls and not (sr.down and last_unchanged):
+                sr.down += 1
                 return _Act(swipe_action(ctx.ui, "down", f"{what!r} not on screen: scroll down to look", container),
                             done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
-            sr["phase"] = "up"
+            sr.phase = SearchPhase.UP
             last_unchanged = False
-        if sr["phase"] == "up":
-            up = sr.get("up", 0)
-            if container is not None and up < sr.get("down", 0) - 1 and not (up and last_unchanged):
-                sr["up"] = up + 1
+        if sr.phase == SearchPhase.UP:
+            if container is not None and sr.up < sr.down - 1 and not (sr.up and last_unchanged):
+                sr.up += 1
                 return _Act(swipe_action(ctx.ui, "up", f"{what!r} not found below: back to the top", container),
                             done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
-            sr["phase"] = "back"
-        backs = sr.get("backs", 0)
-        if self.use_reflection and not st.reflection and ctx.history:
+            sr.phase = SearchPhase.BACK
+        if self.use_reflection and st.reflection.phase is None and ctx.history:
             return None  # reflection goes back first, along the recorded path (then this search resumes)
-        if backs < self.max_backs:
-            st.search = {"backs": backs + 1, "phase": "down"}
-            st.entered = False  # a new screen: "the target's own screen" no longer holds
+        if sr.backs < self.max_backs:
+            st.item.search = SearchState(backs=sr.backs + 1)
+            st.item.entered = False  # a new screen: "the target's own screen" no longer holds
             return _Act(Action(type=ActionType.BACK, rationale=f"{what!r} not on this screen: go back and look"),
                         done=False, deviation=True, kind=DeviationKind.SEARCH.value)
         return None

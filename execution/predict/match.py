@@ -50,6 +50,11 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in normalise(text).split() if w not in _STOP)
 
 
+#: one-word names too generic to match anything but themselves (docs/agent.md, "verified")
+GENERIC_ONE_WORD = frozenset({"advanced", "more", "general", "system", "other", "setting", "settings",
+                              "option", "options"})
+
+
 @lru_cache(maxsize=65536)
 def lexical_score(target: str, label: str) -> float:
     """How well ``label`` spells ``target``, in [0, 1]."""
@@ -61,6 +66,9 @@ def lexical_score(target: str, label: str) -> float:
     tt, lt = _tokens(target), _tokens(label)
     if tt and tt == lt:
         return 0.97
+    if t in GENERIC_ONE_WORD or l in GENERIC_ONE_WORD:
+        # "System" is not "System settings", "Advanced" not "Advanced calling": generic words match exactly
+        return 0.0
     best = 0.0
     if f" {t} " in f" {l} ":
         best = 0.75 + 0.2 * len(t) / len(l)
@@ -71,6 +79,11 @@ def lexical_score(target: str, label: str) -> float:
         common = len(tt & lt)
         if common:
             best = max(best, 0.8 * common / max(len(tt), len(lt)))
+        small, big = (tt, lt) if len(tt) <= len(lt) else (lt, tt)
+        if small <= big and 2 * len(small) >= len(big):
+            # the words of one name are all in the other and cover half of it ("Notification Sounds"
+            # for "Default notification sound"): the definition's loose match (docs/agent.md)
+            best = max(best, 0.62 + 0.2 * len(small) / len(big))
     return best
 
 
@@ -100,7 +113,8 @@ class Matcher:
         return self.encoder
 
     def rank(
-        self, target: str, controls: Sequence[Control], roles: Optional[Iterable[str]] = None
+        self, target: str, controls: Sequence[Control], roles: Optional[Iterable[str]] = None,
+        lexical_only: bool = False,
     ) -> list[Match]:
         """Controls scored against ``target``, best first (only those with a label)."""
         allowed = set(roles) if roles is not None else None
@@ -109,16 +123,19 @@ class Matcher:
         for c in pool:
             lex = lexical_score(target, c.label)
             how = "lexical"
-            if c.summary and lex < 0.75:
+            if c.summary and lex < 0.75 and _tokens(target) <= _tokens(c.summary):
+                # a summary names the item only when it holds all of the item's words
                 s = 0.8 * lexical_score(target, c.summary)
                 if s > lex:
                     lex, how = s, "summary"
             matches.append(Match(c, lex, how))
-        if self.use_embeddings and pool and max(m.score for m in matches) < self.strong:
+        if self.use_embeddings and not lexical_only and pool and max(m.score for m in matches) < self.strong:
             started = time.perf_counter()
             sims = self._encoder().similarity([target], [c.label for c in pool])[0]
             self.model_ms += (time.perf_counter() - started) * 1000
             for m, sim in zip(matches, sims):
+                if normalise(m.control.label) in GENERIC_ONE_WORD or normalise(target) in GENERIC_ONE_WORD:
+                    continue  # generic one-word names match exactly or not at all
                 sem = 0.92 * float(sim)
                 if sem > m.score:
                     m.score, m.how = sem, "semantic"

@@ -49,6 +49,12 @@ class Intent:
     condition: Optional[str] = None
     #: the page names a control we cannot read ("Tap ." where an icon was an image)
     unnamed: bool = False
+    #: the page names a kind of item, not an item: "Tap the app you want", "Select a preference: A B C"
+    placeholder: bool = False
+    #: the options a placeholder choice lists, as written ("None Swipe Pattern PIN Password")
+    choices: Optional[str] = None
+    #: where the step happens when it is outside the app: "home" (home screen, app drawer, quick settings)
+    place: Optional[str] = None
 
     def describe(self) -> str:
         parts = [self.kind]
@@ -66,6 +72,12 @@ class Intent:
             parts.append(f"if={self.condition!r}")
         if self.unnamed:
             parts.append("unnamed")
+        if self.placeholder:
+            parts.append("placeholder")
+        if self.choices:
+            parts.append(f"choices={self.choices!r}")
+        if self.place:
+            parts.append(f"at={self.place}")
         return " ".join(parts)
 
 
@@ -85,6 +97,7 @@ _VERBS: list[tuple[str, str, Optional[bool]]] = [
     ("uncheck", "toggle", False), ("untick", "toggle", False), ("tick", "toggle", True),
     ("select or clear", "toggle", None), ("check or uncheck", "toggle", None), ("tick or untick", "toggle", None),
     ("toggle", "toggle", None), ("flip", "toggle", None), ("turn", "toggle", None),
+    ("slide", "toggle", None), ("switch", "toggle", None), ("switch to", "tap", None),
     ("make sure", "ensure", None), ("check that", "ensure", None), ("ensure", "ensure", None),
     ("verify that", "ensure", None), ("confirm that", "ensure", None), ("check whether", "ensure", None),
     ("set", "set", None), ("change", "set", None), ("adjust", "set", None),
@@ -101,7 +114,7 @@ _VERBS: list[tuple[str, str, Optional[bool]]] = [
     ("press enter", "enter", None), ("hit enter", "enter", None), ("tap enter", "enter", None),
     ("scroll down", "scroll", None), ("scroll up", "scroll", None),
     ("swipe up", "scroll", None), ("swipe down", "scroll", None), ("scroll", "scroll", None),
-    ("open up", "open", None), ("open", "open", None), ("launch", "open", None),
+    ("open up", "open", None), ("open", "open", None), ("opening", "open", None), ("launch", "open", None),
     ("start", "open", None), ("run", "open", None),
     ("go to", "tap", None), ("go into", "tap", None), ("navigate to", "tap", None),
     ("head to", "tap", None), ("head over to", "tap", None), ("move to", "tap", None),
@@ -120,6 +133,7 @@ _VERB_KIND = {v: (k, s) for v, k, s in _VERBS}
 _LEAD_RE = re.compile(
     r"^(?:(?:step\s*\d+\s*[:.)-]?)|(?:\d+\s*[.):-])|[-*•·]|(?:now|then|next|finally|first|lastly|also|"
     r"simply|just|please|afterwards|after that|once there|once (?:it|this) (?:opens|is open)|"
+    r"(?:do )?(?:one|any) of the following:|"
     r"you (?:can|need to|should|must|will need to|have to|may|want to)(?: also| then| now| simply)?|"
     r"(?:on|in|from) (?:the|your) (?:home screen|app drawer|next screen|screen|menu|list)),?)\s*",
     re.IGNORECASE,
@@ -131,6 +145,11 @@ _PREFIX_RE = re.compile(
     r"with|to|when|once|after|before|while|as soon as)\b[^,;]{1,80}?,['\"]?\s+",
     re.IGNORECASE,
 )
+#: the gear icon of these places is Settings' own icon (an app's gear stays a tap)
+_LAUNCHER_RE = re.compile(r"\b(?:home ?screen|app drawer|notification (?:panel|shade|bar)|quick settings)\b", re.IGNORECASE)
+_SEE_RE = re.compile(r"^(?:(?:under|in|at|on|next to)\b[^,]{0,60},[\"'”’]?\s*)?(?:here,?\s*)?you (?:can|will|'ll|ll|should|may) "
+                     r"(?:find|see|view|notice|read)\b", re.IGNORECASE)
+_TURN_PURPOSE_RE = re.compile(r"^(to (?:turn|switch) (?:it |this |\w+ )?(?:on|off)),\s*", re.IGNORECASE)
 _CONDITION_RE = re.compile(r"^(?:if|unless)\s+([^,;]{1,100}?),\s*(?:then\s+)?", re.IGNORECASE)
 _QUOTE_RE = re.compile(r"[\"“”]([^\"“”]{1,80})[\"“”]|(?<![A-Za-z])['‘’]([^'‘’]{1,80})['‘’](?![A-Za-z])")
 _PATH_SPLIT_RE = re.compile(r"\s*(?:>|→|->|»|›)\s*")
@@ -163,6 +182,7 @@ _QUALIFIER_RE = re.compile(
     r"(?:that|which|who)\s+(?:you|is|are|appears?|says|looks|was|were|has|have)\b|"
     r"(?:you|you'd|you'll)\s+(?:want|wish|would|'d|need|like|have|had|just|can|will)\b|"
     r"(?:found|located|labell?ed|listed|shown|displayed|identified|depending|until|by \w+ing)\b|"
+    r"or (?:whatever|whichever|any other|another|the one)\b|"
     r"(?:on|in|at|from|along|near|beside|between|inside|within|under|over)\s+(?:the|your|any|a|an|each|every)\b|"
     r"(?:at|from|on|in|near) (?:the )?(?:bottom|top|upper|lower|left|right)\b|"
     r"(?:below|above|beneath|underneath)\b|"
@@ -185,7 +205,8 @@ _GENERIC_TAIL_RE = re.compile(
     re.IGNORECASE,
 )
 _GENERIC_HEAD_RE = re.compile(
-    r"^(?:the |a |an |your |on |onto |into |to |at |any |desired |preferred |appropriate |applicable )+|"
+    r"^(?:the |a |an |your |on |onto |into |to |at |any |either |desired |preferred |appropriate |applicable )+|"
+    r"^(?:your |the )?(?:phone|device|tablet|android)(?:'s| s|’s) |"
     r"^(?:the )?(?:on/off |on-off )?(?:switch|toggle|option|button|checkbox|box|slider) (?:next to|for|beside|labell?ed|called|named) (?:the )?",
     re.IGNORECASE,
 )
@@ -214,7 +235,9 @@ _ARTEFACT_WORDS = frozenset({
     "enable", "disable", "find", "press", "choose", "menu", "account", "about", "option", "options", "phone",
     "device", "screen", "notifications", "display", "network", "internet", "general", "security",
 })
-_IMAGE_RE = re.compile(r"\s*Image titled [^\s]+\.(?:png|jpg|jpeg|gif|svg)\s*", re.IGNORECASE)
+_IMAGE_RE = re.compile(r"\s*Image titled (?:[^\s]+\.(?:png|jpg|jpeg|gif|svg)|.{1,120}? Step \d+(?: \d+\b)?)\s*",
+                       re.IGNORECASE)
+_REFERENCE_RE = re.compile(r"\s*\[\d{1,3}\]\s*")
 _APPISH = frozenset({"settings", "setting", "settings app"})
 
 
@@ -222,6 +245,7 @@ def _repair(text: str) -> str:
     """Undo crawl artefacts and Unicode variants before reading the text."""
     t = fold_unicode(text)
     t = _IMAGE_RE.sub(" ", t)
+    t = _REFERENCE_RE.sub(" ", t).strip()
 
     def join(m: re.Match) -> str:
         word = m.group(1) + m.group(2)
@@ -313,6 +337,20 @@ def _strip_lead(text: str) -> str:
     return text
 
 
+#: a step done outside the app: on the home screen or in the app drawer
+_HOME_RE = re.compile(r"^(?:(?:from|on|at|in) (?:any|the|your|a) (?:home ?screen|home|app drawer|apps? (?:screen|tray|list))\b"
+                      r"|(?:go to|return to|open) (?:the |your )?(?:home ?screen|app drawer)\b"
+                      r"|swipe up (?:from the (?:bottom|home screen)|on the home screen|to open the app drawer))",
+                      re.IGNORECASE)
+
+
+def _strip_lead_keep_place(text: str) -> str:
+    """``_strip_lead``, but "From the home screen," stays: it says where the step happens."""
+    if _HOME_RE.match(text):
+        return text
+    return _strip_lead(text)
+
+
 def _strip_prefixes(text: str) -> str:
     """Drop leading places and times ("Under 'Personal,'", "At the top,") when a verb follows."""
     for _ in range(3):
@@ -375,6 +413,39 @@ def _ensure(rest: str) -> list[Intent]:
     return []
 
 
+#: "tap the Wi-Fi switch to ON", "Tap the Wi-Fi switch to the ON position", "tap the X Switch to ON / OFF"
+_SWITCH_TO_RE = re.compile(
+    r"^(?:on )?(?:the )?(?P<t>.{1,60}?)\s+(?:on/off |on-off )?(?:switch|toggle|slider)\s+(?:to|into)\s+(?:the\s+)?"
+    r"(?P<s>on\s*/\s*off|on or off|on|off)\b(?:\s+position)?", re.IGNORECASE)
+#: a kind of item where the page means "any item of that list": "the app you want", "an app", "the app name"
+_PLACEHOLDER_RE = re.compile(
+    r"^(?:on )?(?:an?|the|your|any|whichever|whatever|one)\s+(?P<kind>app|application|account|keyboard|network|"
+    r"contact|ringtone|sound|service|device|language|voice|engine)(?:'s)?(?: name| icon)?"
+    r"(?P<rest>\s+(?:you|that|which|whose|for which|to)\b.*)?$", re.IGNORECASE)
+#: "Select screen lock method: None Swipe Pattern PIN Password", "select a preference: Wi-Fi Preferred ..."
+_CHOICES_RE = re.compile(r"^(?:an? |the |your )?(?P<kind>[\w -]{2,40}?)\s*:\s*(?P<choices>.{3,})$")
+
+
+def _on_off(word: str) -> Optional[bool]:
+    w = re.sub(r"\s+", "", word.lower())
+    return True if w == "on" else False if w == "off" else None
+
+
+def _placeholder(kind: str, rest: str) -> Optional[Intent]:
+    """'Tap the app you want', 'Tap an app', 'select a preference: A B C': any item of a list."""
+    if kind not in ("tap", "select", "locate"):
+        return None
+    text = _PURPOSE_RE.sub("", rest.strip().rstrip(".!")) or rest
+    m = _PLACEHOLDER_RE.match(text.strip())
+    if m:
+        return Intent("tap", m.group("kind").lower(), placeholder=True)
+    if kind == "select":
+        c = _CHOICES_RE.match(rest.strip())
+        if c and not _PATH_SPLIT_RE.search(c.group("kind")):
+            return Intent("select", c.group("kind").strip(), placeholder=True, choices=c.group("choices").strip())
+    return None
+
+
 def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) -> list[Intent]:
     text = _strip_prefixes(clause.strip().rstrip(".!:"))
     if not text:
@@ -412,6 +483,9 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         if "swipe down" in verb and re.match(r"^(?:twice )?from the top\b", rest, re.IGNORECASE):
             return [Intent("scroll", "notification shade", direction="up")]  # opens the shade; see _shade
         target = re.sub(r"^(?:up|down)\b\s*", "", rest, flags=re.IGNORECASE)
+        until = re.search(r"\buntil you (?:see|find|reach|get to)\s+(.+)$", target, re.IGNORECASE)
+        if until:
+            target = until.group(1)  # "Scroll down the Settings menu until you find System Settings"
         target = _PURPOSE_RE.sub("", target)
         target = re.sub(r"^(?:to|until you (?:see|find)|and (?:find|look for))\s*", "", target, flags=re.IGNORECASE)
         target = re.sub(r"^(?:on|in) (?:the |your )?[\w ]{0,30}(?:screen|page|list|menu)$", "", target, flags=re.IGNORECASE)
@@ -425,6 +499,14 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         if kind == "tap" and re.match(r"^(?:the )?home (?:button|key)\b", rest, re.IGNORECASE):
             return [Intent("home")]
         return []  # a key on the side of the phone, not a control on the screen
+    if kind == "tap":
+        m_pos = _SWITCH_TO_RE.match(rest)
+        if m_pos:
+            target = _clean_target(m_pos.group("t")) if m_pos.group("t") else None
+            return [Intent("toggle", target, state=_on_off(m_pos.group("s")))] if target else []
+    placeholder = _placeholder(kind, rest)
+    if placeholder is not None:
+        return [placeholder]
     named_in_turn: Optional[str] = None
     if kind in ("tap", "long_press", "locate", "select"):
         m_turn = _TURN_SUFFIX_RE.search(rest)
@@ -446,12 +528,15 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         targets = _path_targets(quotes[0] if quotes else rest)
         return [Intent("tap", t) for t in targets[:-1]] + ([Intent("toggle", targets[-1], state=so_state)] if targets else [])
     if kind == "toggle":
-        if verb in ("turn", "flip"):  # "turn X on"
+        m_flip = re.search(r"\s+on\s*(?:/|or)\s*off\b.*$", rest, re.IGNORECASE)
+        if m_flip:  # "Slide the switch on or off": flip it
+            rest, verb, state = rest[: m_flip.start()], "toggle", None
+        if verb in ("turn", "flip", "slide", "switch"):  # "turn X on"
             m2 = re.search(r"\s+(on|off)\b(.*)$", rest, re.IGNORECASE)
             if m2:
                 state = m2.group(1).lower() == "on"
                 rest = rest[: m2.start()]
-            elif verb == "turn":
+            elif verb in ("turn", "switch"):
                 return [Intent("tap", t) for t in _path_targets(rest)] if rest else []
         elif verb == "toggle" or verb.startswith("switch"):
             m2 = re.search(r"\s+(on|off)$", rest, re.IGNORECASE)
@@ -495,7 +580,7 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
             return []  # "choose one of the following": the choice is not named
         m2 = re.search(r"\s+(?:as|for|in|under|from)\s+(?:the\s+|your\s+)?(.+)$", rest, re.IGNORECASE)
         where = _clean_target(m2.group(1)) if m2 else None
-        if where and where.lower() in _GENERIC_PLACES:
+        if where and (where.lower() in _GENERIC_PLACES or re.match(r"^(?:list|menu|options) of\b", where, re.IGNORECASE)):
             where = None
         if quotes:
             return [Intent("select", where, value=quotes[0])]
@@ -608,8 +693,15 @@ def _parse_cached(step: str) -> tuple[Intent, ...]:
 def _parse_unresolved(step: str) -> tuple[Intent, ...]:
     intents: list[Intent] = []
     for sentence in _sentences(_repair(step)):
-        sentence = _strip_lead(sentence)
+        sentence = _strip_lead_keep_place(sentence)
+        place = "home" if _HOME_RE.match(sentence) else None
         condition = None
+        m_turn = _TURN_PURPOSE_RE.match(sentence)
+        if m_turn and _VERB_RE.match(_strip_prefixes(sentence[m_turn.end():])):
+            # "To turn on, tap the Wi-Fi switch to ON": one of the page's choices (see plan.py)
+            condition, sentence = m_turn.group(1), sentence[m_turn.end():]
+        if _SEE_RE.match(sentence):
+            continue  # "Under 'Location,' you can find the type of location": what the reader will see
         m = _CONDITION_RE.match(sentence)
         if m:
             condition, sentence = m.group(1).strip(), sentence[m.end():]
@@ -624,6 +716,13 @@ def _parse_unresolved(step: str) -> tuple[Intent, ...]:
                 prev_kind = parsed[-1].kind
             got.extend(parsed)
         got = _shade(_merge_locate(got))
+        launcher = _LAUNCHER_RE.search(sentence)
+        got = [Intent("open", "Settings", condition=g.condition) if launcher and g.kind in ("tap", "locate") and g.target
+               and _GEAR_RE.fullmatch(g.target) and g.target.lower() in ("gear", "cog", "cogwheel", "settings gear",
+                                                                          "settings cog", "gear-shaped")
+               else g for g in got]
+        if place:
+            got = [replace(g, place=place) for g in got]
         # "Scroll to and tap the Play Music icon": the scroll looks for what the tap names
         got = [replace(g, target=got[i + 1].target) if g.kind == "scroll" and g.target is None and i + 1 < len(got)
                and re.match(r"^\s*scroll to\s*$", clause_text, re.IGNORECASE) else g
@@ -681,8 +780,9 @@ def parse_step_in_context(instructions: list[str], index: int, heading: Optional
 
 def _named_before(instructions: list[str], index: int) -> Optional[str]:
     for earlier in range(index - 1, max(-1, index - 4), -1):
-        previous = [p for p in parse_step(instructions[earlier]) if p.target and not _is_pronoun(p.target)
-                    and p.target != "notification shade"]
+        previous = [p if p.target or p.kind != "select" else replace(p, target=p.value)
+                    for p in parse_step(instructions[earlier]) if not p.placeholder]
+        previous = [p for p in previous if p.target and not _is_pronoun(p.target) and p.target != "notification shade"]
         acted = [p for p in previous if p.kind != "scroll"]
         mention = _MENTION_RE.search(_repair(instructions[earlier]))
         if acted or mention or previous:

@@ -42,7 +42,7 @@ KEYCODES = {
     "APP_SWITCH": 187, "SLEEP": 223, "WAKEUP": 224,
 }
 #: the keys the Device interface can press
-DEVICE_KEYS = {3: "home", 4: "back", 66: "enter"}
+DEVICE_KEYS = {3: "home", 4: "back", 66: "enter", 82: "menu"}
 INPUT_SOURCES = {
     "keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "stylus",
     "dpad", "gesture", "touchscreen", "gamepad", "rotaryencoder",
@@ -440,10 +440,33 @@ class DeviceShell:
             key = DEVICE_KEYS.get(code)
             if key is None:
                 io_.err(f"input: keycode {code} is not supported by this simulated device "
-                        f"(supported: BACK, HOME, ENTER)\n".encode())
+                        f"(supported: BACK, HOME, ENTER, MENU)\n".encode())
                 return 1
             self.device.key(key)  # type: ignore[arg-type]
         return 0
+
+    def _cmd_cmd(self, args: list[str], io_: _IO) -> int:
+        """``cmd statusbar expand-settings|expand-notifications|collapse`` (the only service served)."""
+        if args[:1] != ["statusbar"] or len(args) < 2:
+            io_.err(f"Can't find service: {args[0] if args else ''}\n".encode())
+            return 255
+        sub = args[1]
+        if sub in ("expand-settings", "expand-notifications"):
+            expand = getattr(self.device, "expand_status_bar", None)
+            if callable(expand):  # optional capability of the simulated device
+                expand()
+            else:
+                w, h = self.device.screen_size()
+                self.device.swipe(w // 2, 1, w // 2, h // 2, 300)
+            return 0
+        if sub == "collapse":
+            collapse = getattr(self.device, "collapse_status_bar", None)
+            if callable(collapse):
+                collapse()
+            else:
+                self.device.key("back")
+            return 0
+        return self._usage(io_, "usage: cmd statusbar [expand-notifications|expand-settings|collapse]\n")
 
     def _cmd_am(self, args: list[str], io_: _IO) -> int:
         if not args:

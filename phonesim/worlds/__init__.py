@@ -2,6 +2,9 @@
 
 * :mod:`phonesim.worlds.apk_map` — parse an apktool-decoded Settings APK
   (preference XMLs, strings, manifest) into a :class:`UIMap`.
+* :mod:`phonesim.worlds.aosp_arrays` / :mod:`phonesim.worlds.aosp_screens` — stock AOSP
+  list options, and screens the app builds in code (Default apps, sound pickers, accounts,
+  printing, SIM lock, the app list and app info), with their sources.
 * :mod:`phonesim.worlds.uimap` — the :class:`UIMap` itself (screens,
   elements, links) with route finding, also buildable from any world.
 * :mod:`phonesim.worlds.apk_world` — a UI map -> a simulator world document.

@@ -29,6 +29,7 @@ from typing import Optional
 from lxml import etree
 
 from phonesim.worlds.aosp_arrays import stock_array
+from phonesim.worlds.aosp_screens import add_code_built_screens
 from phonesim.worlds.uimap import MapElement, MapScreen, UIMap, Unresolved
 from verirank_core.errors import WorldError
 
@@ -136,6 +137,11 @@ class StringTable:
                 return ""
             value = self.strings[name].strip()
         return _unescape(value)
+
+    def plain(self, name: str) -> str:
+        """The display text of string ``name`` when it is a literal in this APK, else "" (nothing recorded)."""
+        raw = self.strings.get(name, "").strip()
+        return _unescape(raw) if raw and not raw.startswith("@") else ""
 
     def array(self, ref: Optional[str], where: str) -> tuple[list[str], Optional[str]]:
         """The entries of ``@array/x`` as display texts, or ([], why they are unknown)."""
@@ -270,8 +276,14 @@ def element_kind(tag: str) -> str:
     return "pref"
 
 
+#: plain preferences whose class name only sounds decorative (a summary cut to N lines)
+_NOT_DECORATIVE = ("FixedLineSummaryPreference",)
+
+
 def _is_decorative(tag: str) -> bool:
     short = tag.rsplit(".", 1)[-1]
+    if short in _NOT_DECORATIVE:
+        return False
     return any(word in short for word in _DECORATIVE) and "Preference" in short
 
 
@@ -397,6 +409,8 @@ class _ApkParser:
                                                                                f"{name}.xml title")
             self.parse_screen(name, root, title)
         self.inject_tiles()
+        # screens the app fills in code get their content from AOSP behaviour (aosp_screens.py)
+        add_code_built_screens(self.map, self.strings)
         self.fill_titles()
         self.map.missing_strings = list(self.strings.missing)
         self.map.skipped = dict(sorted(self.skipped.items()))
@@ -447,6 +461,7 @@ class _ApkParser:
                 summary_on=self.strings.text(el.get(ANDROID + "summaryOn"), where + " summaryOn"),
                 summary_off=self.strings.text(el.get(ANDROID + "summaryOff"), where + " summaryOff"),
             )
+            item.ringtone_type = el.get(ANDROID + "ringtoneType") or ""
             default = el.get(ANDROID + "defaultValue")
             if default is not None:
                 item.default = default.lower() == "true" if kind in ("switch", "checkbox") else default

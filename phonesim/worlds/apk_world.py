@@ -12,6 +12,13 @@ hidden titles, shown until tapped; the section collapses again each time the
 screen is opened. Long screens scroll because the simulator lays pages out as
 scrollable lists.
 
+Screens the app builds in code arrive already filled (``aosp_screens.py``): their pages
+keep their ``source``, action buttons sit side by side and open a confirm dialog when they
+change data, a switch row that also opens a page is two-target (``split``), and a built row
+shows the value of the page it opens (the chosen app or sound, On/Off). The device gets the
+installed apps (home screen and app drawer) and quick settings tiles bound to the same
+variables as the app's switches.
+
 The result is a plain dict in the format of ``phonesim/world.py``;
 :func:`build_apk_world` also validates it with the world loader.
 """
@@ -22,6 +29,7 @@ import re
 from typing import Any, Optional
 
 from phonesim.world import World, parse_world
+from phonesim.worlds.aosp_screens import INSTALLED_APPS
 from phonesim.worlds.uimap import MapElement, MapScreen, UIMap
 
 __all__ = ["ONEPLUS_8", "APK_GOALS", "ui_map_to_world", "build_apk_world", "clean_text"]
@@ -40,6 +48,17 @@ APK_GOALS: list[tuple[str, str, Any, str]] = [
     ("adaptive_brightness_off", "auto_brightness", False, "How to turn off adaptive brightness"),
 ]
 
+#: quick settings tiles (AOSP frameworks/base/packages/SystemUI src/.../qs/tiles: WifiTile, BluetoothTile,
+#: AirplaneModeTile, FlashlightTile, UiModeNightTile, RotationLockTile): (label, the setting key its switch
+#: has in the app, or None for a tile with no Settings switch)
+QS_TILES: list[tuple[str, Optional[str]]] = [
+    ("Wi-Fi", "main_toggle_wifi"), ("Bluetooth", "bluetooth_settings"), ("Airplane mode", "airplane_mode"),
+    ("Flashlight", None), ("Dark mode", "dark_mode_enabled"), ("Auto-rotate", "toggle_lock_screen_rotation_preference"),
+]
+
+#: apps with an icon on the home screen besides Settings (the rest are in the app drawer only)
+HOME_ICONS = ("Phone", "Messages", "Chrome", "Camera", "Gallery", "Gmail")
+
 _RESERVED = {"and", "or", "not", "true", "false", "contains"}
 
 
@@ -56,7 +75,8 @@ class _Vars:
         self.by_key: dict[tuple[str, str], str] = {}
 
     def get(self, key: str, spec: dict[str, Any]) -> str:
-        signature = (key, repr(sorted(spec.items())))
+        # the same setting shown on two screens is one variable, whatever its description says
+        signature = (key, repr(sorted((k, v) for k, v in spec.items() if k != "description")))
         if signature in self.by_key:
             return self.by_key[signature]
         base = re.sub(r"\W", "_", key).strip("_") or "setting"
@@ -78,12 +98,18 @@ def ui_map_to_world(uimap: UIMap, *, name: str, description: str = "", label: st
     pages = [s for s in uimap.screens.values() if s.kind == "page"]
     for screen in pages:
         builder.page(screen)
+    builder.fill_summaries()
+    device = dict(device or ONEPLUS_8)
+    device.setdefault("launcher_apps", [{"label": a.label, "package": a.package, "home": a.label in HOME_ICONS}
+                                        for a in INSTALLED_APPS
+                                        if a.package not in (uimap.app, device.get("launcher_package"))])
+    device.setdefault("quick_settings", builder.quick_settings())
     doc: dict[str, Any] = {
         "name": name,
         "description": description,
         "app": {"package": uimap.app, "label": label, "version": version, "launch_activity": ".Settings",
                 "default_activity": ".SubSettings", "launch_screen": uimap.home},
-        "device": dict(device or ONEPLUS_8),
+        "device": device,
         "style": {"accent": "#eb0029", "switch_id": "android:id/switch_widget"},
         "state": builder.vars.specs,
         "screens": builder.screens,
@@ -105,12 +131,18 @@ class _WorldBuilder:
         self.screens: list[dict[str, Any]] = []
         #: element key -> state variable (for goals)
         self.var_of_key: dict[str, str] = {}
+        #: built links whose row summary shows the state of the page they open: target -> [(node, element)]
+        self.summary_rows: dict[str, list[tuple[dict[str, Any], MapElement]]] = {}
+        #: the first switch or the single radio group of each page: screen id -> (kind, variable)
+        self.page_value: dict[str, tuple[str, str]] = {}
 
     # -- screens
 
     def page(self, screen: MapScreen) -> None:
         home = screen.id == self.map.home
         out: dict[str, Any] = {"id": screen.id, "title": clean_text(screen.title)}
+        if screen.built_from:
+            out["source"] = screen.source
         if home:
             out["back_arrow"] = False
         nodes: list[dict[str, Any]] = []
@@ -134,8 +166,14 @@ class _WorldBuilder:
                                   "visible_if": f"not {var}", "on_click": [{"set": {var: True}}]})
                 node["visible_if"] = var
             nodes.append(node)
-        out["nodes"] = nodes
+        out["nodes"] = _button_bars(nodes)
         self.screens.append(out)
+        groups = set(radio_vars.values())
+        first_switch = next((n["switch"] for n in nodes if "switch" in n), None)
+        if len(groups) == 1 and not first_switch:
+            self.page_value[screen.id] = ("choice", groups.pop())
+        elif first_switch and not groups:
+            self.page_value[screen.id] = ("switch", first_switch)
 
     def radio_groups(self, screen: MapScreen) -> dict[str, str]:
         """Radio preferences under the same header form one choice: element key -> variable."""
@@ -146,8 +184,12 @@ class _WorldBuilder:
         out = {}
         for category, members in groups.items():
             options = list(dict.fromkeys(clean_text(m.title) for m in members))
-            var = self.vars.get(f"{screen.id}__{category or 'choice'}",
-                                {"type": "choice", "options": options, "initial": options[0]})
+            initial = next((clean_text(m.title) for m in members if m.default is True), options[0])
+            spec: dict[str, Any] = {"type": "choice", "options": options, "initial": initial}
+            sources = list(dict.fromkeys(m.built_from for m in members if m.built_from))
+            if sources:
+                spec["description"] = "options built from " + "; ".join(sources)
+            var = self.vars.get(f"{screen.id}__{category or 'choice'}", spec)
             for m in members:
                 out[m.key] = var
         return out
@@ -180,9 +222,13 @@ class _WorldBuilder:
             node["summary"] = summary
         if icon:
             node["icon"] = True
+        if el.kind == "button":
+            return self.button(screen, el, node)
         if el.kind in ("switch", "checkbox"):
-            var = self.vars.get(el.key, {"type": "bool", "initial": bool(el.default) if el.default is not None
-                                         else False})
+            spec = {"type": "bool", "initial": bool(el.default) if el.default is not None else False}
+            if el.built_from:
+                spec["description"] = f"built from {el.built_from}"
+            var = self.vars.get(el.key, spec)
             self.var_of_key.setdefault(el.key, var)
             if el.summary_on or el.summary_off:
                 node["summary"] = "{%s?%s:%s}" % (var, _no_colon(el.summary_on or summary),
@@ -204,6 +250,12 @@ class _WorldBuilder:
             node = {"id": node["id"], "kind": "slider", "title": title, "var": var}
         if el.target and el.kind not in ("list", "edit", "radio", "slider", "checkbox"):
             node["on_click"] = [{"goto": el.target}]
+            if el.kind == "switch":
+                # a MasterSwitchPreference (or a built app row): the text opens the page, the switch toggles
+                node["split"] = True
+            target = self.map.screens.get(el.target)
+            if el.built_from or (target is not None and target.built_from):
+                self.summary_rows.setdefault(el.target, []).append((node, el))
         elif el.unresolved and el.kind in ("link", "pref", "switch"):
             node["on_click"] = [{"goto": self.placeholder(screen, el)}]
         if not el.selectable and "on_click" not in node and "switch" not in node:
@@ -213,6 +265,40 @@ class _WorldBuilder:
         elif el.dependency and el.dependency in self.var_of_key:
             node["enabled_if"] = self.var_of_key[el.dependency]
         return node
+
+    def button(self, screen: MapScreen, el: MapElement, node: dict[str, Any]) -> dict[str, Any]:
+        """An action button; one that changes data asks to confirm first (the confirm is what counts)."""
+        done = self.vars.get(f"{el.key}__done", {"type": "bool", "initial": False,
+                                                 "description": f"pressed/confirmed: {el.title} ({el.built_from})"})
+        out = {"id": node["id"], "kind": "button", "text": clean_text(el.title)}
+        if el.confirm:
+            confirm = el.confirm
+            did = f"{screen.id}__{el.key}__confirm"
+            self.screens.append({
+                "id": did, "kind": "dialog", "title": clean_text(confirm.get("title", "")),
+                "message": clean_text(confirm.get("message", "")), "nodes": [],
+                "buttons": [{"kind": "button", "text": "Cancel"},
+                            {"kind": "button", "text": clean_text(confirm["button"]),
+                             "on_click": [{"set": {done: True}}, "dismiss"]}]})
+            out["on_click"] = [{"dialog": did}]
+        else:
+            out["on_click"] = [{"set": {done: True}}]
+        return out
+
+    def fill_summaries(self) -> None:
+        """A built row shows the value of the page it opens (the chosen app or sound, On/Off)."""
+        for target, rows in self.summary_rows.items():
+            value = self.page_value.get(target)
+            if value is None:
+                continue
+            kind, var = value
+            for node, el in rows:
+                if node.get("summary"):
+                    continue
+                if kind == "choice":
+                    node["summary"] = "{%s}" % var
+                elif el.summary_on or el.summary_off:
+                    node["summary"] = "{%s?%s:%s}" % (var, _no_colon(el.summary_on), _no_colon(el.summary_off))
 
     def list_dialog(self, screen: MapScreen, el: MapElement, row: dict[str, Any]) -> str:
         """A single-choice dialog with the entries (or only Cancel when they are unknown)."""
@@ -231,6 +317,28 @@ class _WorldBuilder:
             row["summary"] = row["summary"].replace("%s", "{%s}" % var)
         return self.dialog(screen, el, [{"kind": "choices", "var": var}], _buttons("Cancel"))
 
+    # -- quick settings
+
+    def quick_settings(self) -> list[dict[str, Any]]:
+        """The tiles, each bound to the same variable as the app's switch for its setting."""
+        tiles = []
+        for label, key in QS_TILES:
+            if key is None:
+                var = self.vars.get(f"qs_{label}", {"type": "bool", "initial": False,
+                                                     "description": f"quick settings tile {label} (no Settings switch)"})
+                tiles.append({"label": label, "var": var})
+                continue
+            var = self.var_of_key.get(key)
+            if var is None or self.vars.specs[var]["type"] != "bool":
+                continue
+            tile: dict[str, Any] = {"label": label, "var": var}
+            where = next(((s.id, el) for s in self.map.screens.values() for el in s.elements
+                          if el.key == key and s.kind == "page"), None)
+            if where is not None:
+                tile["screen"] = where[1].target if where[1].target in self.map.screens else where[0]
+            tiles.append(tile)
+        return tiles
+
     # -- goals
 
     def goals(self, wanted: list[tuple[str, str, Any, str]]) -> dict[str, Any]:
@@ -242,6 +350,24 @@ class _WorldBuilder:
             literal = ("true" if value else "false") if isinstance(value, bool) else f"'{value}'"
             out[goal] = {"expr": f"{var} == {literal}", "query": query}
         return out
+
+
+def _button_bars(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs of action buttons sit side by side in one bar (like ActionButtonsPreference)."""
+    out: list[dict[str, Any]] = []
+    run: list[dict[str, Any]] = []
+    for node in nodes + [{}]:
+        if node.get("kind") == "button" and "visible_if" not in node:
+            run.append(node)
+            continue
+        if len(run) > 1:
+            out.append({"id": run[0]["id"] + ".bar", "kind": "bar", "height": 72, "children": run})
+        else:
+            out.extend(run)
+        run = []
+        if node:
+            out.append(node)
+    return out
 
 
 def _buttons(*labels: str) -> list[dict[str, Any]]:

@@ -32,6 +32,9 @@ def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> dict[str, Any]:
     strict = len(uimap.reachable(pages_only=True, guessed=False))
     guessed = [el for el in elements if el.guessed]
     kinds = Counter(el.kind for el in elements)
+    # per-app and per-account copies repeat their XML's lists: count each list once
+    originals = [s for s in pages if " copied for " not in s.source]
+    lists = [(s, el) for s in originals for el in s.elements if el.kind == "list"]
     report: dict[str, Any] = {
         "app": uimap.app,
         "screens": counts["screens"],
@@ -43,15 +46,17 @@ def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> dict[str, Any]:
         "max_depth": max(reachable.values()) if reachable else 0,
         "unreachable_screens": sorted(s.id for s in pages if s.id not in reachable),
         "collapsed_sections": len({(s.id, el.section) for s in pages for el in s.elements if el.collapsed}),
-        "list_preferences": sum(1 for el in elements if el.kind == "list"),
-        "lists_with_options": sum(1 for el in elements if el.kind == "list" and el.entries),
-        "lists_with_stock_options": sum(1 for el in elements if el.kind == "list" and el.entries and el.entries_source),
-        "lists_without_entries": [
-            {"screen": s.id, "element": el.title, "reason": el.entries_problem}
-            for s in pages for el in s.elements if el.kind == "list" and not el.entries],
+        "list_preferences": len(lists),
+        "lists_with_options": sum(1 for _, el in lists if el.entries),
+        "lists_with_stock_options": sum(1 for _, el in lists if el.entries and el.entries_source),
+        "lists_without_entries": [{"screen": s.id, "element": el.title, "reason": el.entries_problem}
+                                  for s, el in lists if not el.entries],
         "unresolved": [{"screen": u.screen, "element": u.element, "target": u.target, "reason": u.reason}
                        for u in uimap.unresolved],
         "unresolved_by_reason": dict(Counter(_reason_kind(u.reason) for u in uimap.unresolved).most_common()),
+        "built_from_aosp_behaviour": _built_counts(uimap, pages, reachable),
+        "built_links": [{"screen": b.screen, "element": b.element, "was": b.target, "source": _source_kind(b.reason)}
+                        for b in uimap.built_links],
         "missing_strings": [{"name": name, "where": where} for name, where in uimap.missing_strings],
         "skipped_widgets": dict(uimap.skipped),
     }
@@ -59,6 +64,27 @@ def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> dict[str, Any]:
         report["world"] = {"screens": len(world.screens), "state_variables": len(world.state),
                            "goals": sorted(world.goals)}
     return report
+
+
+def _built_counts(uimap: UIMap, pages: list, reachable: dict[str, int]) -> dict[str, int]:
+    """Screens whose content the app builds in code, given it from AOSP behaviour (aosp_screens.py)."""
+    built = [s for s in pages if s.built_from]
+    new = [s for s in built if s.source.startswith("built: ")]
+    cloned = [s for s in built if " copied for " in s.source]
+    return {
+        "screens": len(built),
+        "new_screens": len(new),
+        "per_app_or_account_copies": len(cloned),
+        "filled_xml_screens": len(built) - len(new) - len(cloned),
+        "reachable_from_home": sum(1 for s in built if s.id in reachable),
+        "links": len(uimap.built_links),
+    }
+
+
+def _source_kind(source: str) -> str:
+    """A source without its common prefix and explanation: ``accounts/AccountPreferenceController.java``."""
+    short = source.replace("AOSP packages/apps/Settings (Android 11) ", "")
+    return short.split(":", 1)[0].split(" (", 1)[0]
 
 
 def _reason_kind(reason: str) -> str:

@@ -61,6 +61,12 @@ class MapElement:
     default: Any = None
     summary_on: str = ""
     summary_off: str = ""
+    #: DefaultRingtonePreference: android:ringtoneType (ringtone | notification | alarm)
+    ringtone_type: str = ""
+    #: where a link or content the app makes in code comes from (AOSP behaviour, see aosp_screens.py)
+    built_from: str = ""
+    #: buttons whose action needs a confirm dialog: title, message, button (the confirm label)
+    confirm: Optional[dict[str, str]] = None
 
     def labels(self) -> list[str]:
         """Every text a user could use to name this element."""
@@ -78,6 +84,8 @@ class MapScreen:
     keywords: list[str] = field(default_factory=list)
     #: settings:initialExpandedChildrenCount (None: everything shown)
     expanded_count: Optional[int] = None
+    #: content the app builds in code, filled from AOSP behaviour: the source (see aosp_screens.py)
+    built_from: str = ""
 
     def element(self, key: str) -> MapElement:
         for el in self.elements:
@@ -130,6 +138,9 @@ class UIMap:
     missing_strings: list[tuple[str, str]] = field(default_factory=list)
     #: elements dropped because they show nothing (layout-only widgets): count per widget class
     skipped: dict[str, int] = field(default_factory=dict)
+    #: links the resources leave open that now open a screen built from AOSP behaviour
+    #: (``reason`` holds the source; the link's original reason is in ``target``)
+    built_links: list[Unresolved] = field(default_factory=list)
 
     # ------------------------------------------------------------ graph
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
+from ranking.order import positions
 from verirank_core.errors import SchemaError
 
 __all__ = ["OriginalOrder", "ColumnScore", "F4First", "original_ranks"]
@@ -41,12 +42,8 @@ def original_ranks(X: np.ndarray, groups: np.ndarray, feature_names: list[str], 
 
 
 def _order_scores(primary: np.ndarray, ranks: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """Within each query: sort by ``primary`` descending, then original rank; score = -position."""
-    scores = np.zeros(len(primary), dtype=np.float64)
-    for rows in query_slates(groups):
-        order = np.lexsort((ranks[rows], -primary[rows]))  # last key is the primary key
-        scores[rows[order]] = -np.arange(1, len(rows) + 1, dtype=np.float64)
-    return scores
+    """Within each query: ``primary`` descending, then original rank (:mod:`ranking.order`); score = -position."""
+    return -positions(groups, primary, ranks).astype(np.float64)
 
 
 def _column(feature_names: list[str], column: str, who: str) -> int:

@@ -73,18 +73,21 @@ def test_the_device_interface_imports_no_implementation(graph):
 
 
 def test_stage_objects_follow_the_contract():
-    """Every stage the pipelines use has a name, append_only, fingerprint(cfg) and __call__(run, cfg, progress)."""
+    """Every stage the pipelines use has a name, append_only, requires, fingerprint(cfg) and
+    __call__(run, cfg, progress)."""
     import inspect
 
     from execution.runner import ExecuteStage
     from extraction.pipeline import ExtractStage, FetchStage, SearchStage
     from ranking.pipeline import FeaturesStage, RerankStage
-    from verirank_core.stages import Stage
+    from verirank_core.stages import MADE_BY, Stage
 
     for cls in (SearchStage, FetchStage, ExtractStage, ExecuteStage, FeaturesStage, RerankStage):
         params = list(inspect.signature(cls.__call__).parameters)
         assert params == ["self", "run", "cfg", "progress"], cls
         assert isinstance(cls.name, str) and isinstance(cls.append_only, bool)
+        # what it reads is declared, and the runner knows which command writes each file
+        assert isinstance(cls.requires, tuple) and set(cls.requires) <= set(MADE_BY), cls
     assert isinstance(RerankStage(model="x"), Stage)
 
 

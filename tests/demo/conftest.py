@@ -44,10 +44,10 @@ class DemoRun:
 
 @pytest.fixture(scope="session")
 def demo_data(tmp_path_factory) -> Path:
-    from verirank.demo import SMALL_DATA
+    from verirank_core.resources import SMALL_BENCH
 
-    if (SMALL_DATA / "qrels.txt").exists():
-        return SMALL_DATA
+    if (SMALL_BENCH / "qrels.txt").exists():
+        return SMALL_BENCH
     from howtobench.build import build_benchmark
 
     out = tmp_path_factory.mktemp("howtobench-small")

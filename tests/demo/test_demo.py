@@ -40,6 +40,11 @@ def test_demo_writes_every_output(demo_run):
     # written by the one runner (verirank_core.stages), as for `verirank run` and the experiments
     runner_keys = {"stage", "pipeline", "fingerprint", "started", "finished", "counts", "seconds", "cpu_seconds"}
     assert all(runner_keys <= set(e) for e in log)
+    # the config logged is the one that ran: simulators on the queries' worlds, every step's screen
+    ran = json.loads((out / "manifest.json").read_text())["config"]
+    assert ran["execution"]["route_by_world"] is True and ran["execution"]["screenshots"] == "every_step"
+    assert len(ran["execution"]["devices"]) == 2 and all(d.startswith("sim:") for d in ran["execution"]["devices"])
+    assert ran["extraction"]["fetch"]["cache_dir"].endswith("cache/pages")
     # 4 queries, one per app, top 5 results each
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines()]
     assert len(queries) == 4 and len({q["world"] for q in queries}) == 4

@@ -6,7 +6,9 @@ import pytest
 
 from verirank_core.extraction_records import Query
 from verirank_core.config import load_config
-from verirank.demo import DemoOptions, format_summary, model_label, reset_outputs, run_demo, select_queries
+from verirank.demo import (
+    DemoOptions, demo_config, format_summary, model_label, reset_outputs, run_demo, select_queries,
+)
 from verirank_core.errors import ConfigError, StoreError
 
 
@@ -67,3 +69,16 @@ def test_reset_refuses_folders_that_are_not_demo_runs(tmp_path):
     (demo / "manifest.json").write_text('{"stages": [{"stage": "inputs", "pipeline": "demo"}]}')
     reset_outputs(demo)
     assert not demo.exists()
+
+
+def test_the_demo_config_is_resolved_before_any_stage_runs(demo_data, tmp_path):
+    """Everything the demo changes is in the config the runner logs: no stage rewrites it afterwards."""
+    base = load_config()
+    cfg = demo_config(DemoOptions(out=tmp_path / "out", data=demo_data, devices=3, report=False), base)
+    assert cfg.execution.route_by_world and len(cfg.execution.devices) == 3
+    assert all(d.startswith("sim:") for d in cfg.execution.devices)
+    assert cfg.execution.screenshots == base.execution.screenshots  # no report: no extra screenshots
+    assert cfg.extraction.fetch.cache_dir == str((demo_data / "cache" / "pages").resolve())
+    with_report = demo_config(DemoOptions(out=tmp_path / "out", data=demo_data, report=True), base)
+    assert with_report.execution.screenshots == "every_step"
+    assert base.execution.devices != cfg.execution.devices and not (tmp_path / "out").exists()

@@ -180,7 +180,7 @@ def test_adb_device_info_launch_and_reset(adb_host, served):
     info = device.info(("com.android.settings", "com.example.absent"))
     assert (info.model, info.manufacturer, info.os_version, info.sdk) == ("Pixel 7", "Google", "13", "33")
     assert info.app_versions == {"com.android.settings": "13"}
-    assert info.serial == device.serial
+    assert info.serial == "stub-1" != device.serial  # the phone's ro.serialno, not its adb address
     device.launch("com.android.settings", ".wifi.WifiSettings")
     app = device.current_app()
     assert (app.package, app.activity) == ("com.android.settings", ".wifi.WifiSettings")
@@ -232,6 +232,51 @@ def test_bad_serial_and_missing_adb_server(adb_host):
         AdbDevice("x", adb_port=adb_host.port, reset="reboot")  # type: ignore[arg-type]
     with pytest.raises(DeviceError, match="snapshot_name"):
         AdbDevice("x", adb_port=adb_host.port, reset="snapshot")
+
+
+def test_with_no_adb_server_running_the_device_starts_one_on_the_port_adb_is_told(no_adb_server):
+    """A fresh machine: nothing listens yet. ANDROID_ADB_SERVER_PORT names the port, as for adb itself."""
+    from execution.adb_device import server_address
+
+    assert server_address() == ("127.0.0.1", no_adb_server.port)
+    with AdbDeviceServer(StubPhone()) as phone:
+        device = AdbDevice(phone.address, timeout=20.0)  # no adb_port: the environment's
+        try:
+            assert (device.adb_host, device.adb_port) == ("127.0.0.1", no_adb_server.port)
+            assert no_adb_server.listening()
+            assert device.screen_size() == (1080, 2400)
+            # the server is adb's own, as `adb devices` on that port shows
+            assert phone.address in no_adb_server.run("devices").stdout.decode()
+            # a second device on the running server starts nothing
+            again = AdbDevice(phone.address, adb_port=no_adb_server.port, timeout=20.0)
+            assert again.current_app().package == "com.google.android.apps.nexuslauncher"
+        finally:
+            device.close()
+            no_adb_server.run("disconnect", phone.address)
+
+
+def test_a_missing_remote_adb_server_is_an_error_naming_the_command(no_adb_server):
+    # 127.0.0.2 answers at once (loopback) but is not this machine's adb address: adb could not start it
+    with pytest.raises(DeviceError) as caught:
+        AdbDevice("phone", adb_host="127.0.0.2", adb_port=no_adb_server.port, timeout=2.0)
+    message = str(caught.value)
+    assert f"adb -a -P {no_adb_server.port} nodaemon server" in message and "127.0.0.2" in message
+    assert not no_adb_server.listening()  # nothing was started here
+
+
+def test_the_adb_server_address_follows_adb_s_own_rules(monkeypatch):
+    from execution.adb_device import server_address
+
+    monkeypatch.delenv("ANDROID_ADB_SERVER_ADDRESS", raising=False)
+    monkeypatch.delenv("ANDROID_ADB_SERVER_PORT", raising=False)
+    assert server_address() == ("127.0.0.1", 5037)
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", "5099")
+    monkeypatch.setenv("ANDROID_ADB_SERVER_ADDRESS", "10.0.0.7")
+    assert server_address() == ("10.0.0.7", 5099)
+    assert server_address("127.0.0.1", 6000) == ("127.0.0.1", 6000)  # the config wins
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", "port")
+    with pytest.raises(DeviceError, match="ANDROID_ADB_SERVER_PORT"):
+        server_address()
 
 
 def test_open_device_adb_spec(adb_host, served):

@@ -290,6 +290,85 @@ def test_page_b_gets_the_same_verdict_whether_or_not_page_a_ran_first(adb_host, 
     assert verdict_of_b("after-a-no-isolation", [GOOD, TAP_SWITCH], "off") != alone
 
 
+class _FailsOnceDarkThemeIsOn:
+    """A served phone that fails one ``uiautomator dump`` once a page has turned dark theme on (a busy
+    phone), and with ``refuse_settings`` also refuses the next ``settings put`` after that (a provider
+    that is not answering yet)."""
+
+    @staticmethod
+    def open(refuse_settings: bool):
+        from phonesim.device import SimDevice
+        from verirank_core.errors import DeviceError
+
+        class Phone(SimDevice):
+            dumps_to_fail, puts_to_refuse = 1, int(refuse_settings)
+
+            def dump_xml(self) -> str:
+                if self.dumps_to_fail and self.settings_list("system").get("dark_theme") == "1":
+                    self.dumps_to_fail -= 1
+                    raise DeviceError("ERROR: could not get idle state.")
+                return super().dump_xml()
+
+            def settings_put(self, namespace: str, key: str, value: str) -> None:
+                if self.puts_to_refuse and not self.dumps_to_fail:
+                    self.puts_to_refuse -= 1
+                    raise DeviceError("settings provider not answering")
+                super().settings_put(namespace, key, value)
+
+        return Phone.open(WORLD)
+
+
+@pytest.fixture
+def served_in_process(adb_host):
+    from phonesim.adb_server import AdbDeviceServer
+
+    opened = []
+
+    def serve(device):
+        server = AdbDeviceServer(device)
+        opened.append(server)
+        adb_host.connect(server.address)
+        return server
+
+    yield serve
+    for server in opened:
+        adb_host.disconnect(server.address)
+        server.close()
+
+
+def test_settings_are_restored_after_a_device_error_as_after_a_normal_page(
+        adb_host, served_in_process, tmp_path: Path) -> None:
+    phone = _FailsOnceDarkThemeIsOn.open(refuse_settings=False)
+    server = served_in_process(phone)
+    run = _make_run(tmp_path / "run", [TAP_SWITCH])
+    execute_run(run, _adb_config(adb_host, [server.address], "execution.adb.dump_retries=0",
+                                 "execution.max_attempts=2"))
+    row = _rows(run)["http://site.test/p0"]
+    # the first attempt turned dark theme on and lost the phone; its settings were put back, so the
+    # second attempt found the phone as the first did and tapping the switch turned dark theme on again
+    assert phone.dumps_to_fail == 0 and row["attempts"] == 2
+    assert (row["status"], row["f4"], row["stop_reason"]) == ("executed", 1.0, "completed")
+    assert row["settings_unrestored"] == []
+    assert phone.settings_list("system")["dark_theme"] == "0"
+
+
+def test_settings_a_failed_page_left_changed_are_named_in_its_row_and_restored_before_the_next_page(
+        adb_host, served_in_process, tmp_path: Path) -> None:
+    phone = _FailsOnceDarkThemeIsOn.open(refuse_settings=True)
+    server = served_in_process(phone)
+    run = _make_run(tmp_path / "run", [TAP_SWITCH, TAP_SWITCH])
+    execute_run(run, _adb_config(adb_host, [server.address], "execution.adb.dump_retries=0",
+                                 "execution.max_attempts=1"))
+    rows = _rows(run)
+    failed, after = rows["http://site.test/p0"], rows["http://site.test/p1"]
+    assert failed["status"] == "device_failed"
+    assert "settings not restored: system/dark_theme" in failed["reason"]
+    # the slot put them back when it opened the phone again, before the next page
+    assert phone.puts_to_refuse == 0
+    assert (after["status"], after["f4"], after["stop_reason"]) == ("executed", 1.0, "completed")
+    assert phone.settings_list("system")["dark_theme"] == "0"
+
+
 def test_a_killed_worker_process_loses_no_page(tmp_path: Path) -> None:
     import multiprocessing
     import os
@@ -354,22 +433,21 @@ def test_warm_up_starts_the_fork_server_for_several_simulators(tmp_path: Path) -
     import os
 
     from execution.runner import ExecuteStage
-    from verirank.demo import SimExecuteStage
+    from verirank.demo import sim_execution
 
     ExecuteStage().warm_up(_config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"))
     pid = forkserver._forkserver._forkserver_pid
     assert pid is not None
     os.kill(pid, 0)  # alive
-    demo_cfg = SimExecuteStage(2, tmp_path)._config(_config(), "any")
-    assert choose_executor(demo_cfg) == "processes"
-    assert choose_executor(SimExecuteStage(1, tmp_path)._config(_config(), "any")) == "threads"
+    assert choose_executor(sim_execution(_config(), "any", devices=2)) == "processes"
+    assert choose_executor(sim_execution(_config(), "any", devices=1)) == "threads"
 
 
 def test_the_demo_starts_no_fork_server_for_a_benchmark_too_small_for_processes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing.forkserver as forkserver
 
-    from verirank.demo import SimExecuteStage
+    from verirank.demo import SimExecuteStage, sim_execution
 
     started: list[bool] = []
     monkeypatch.setattr(forkserver, "ensure_running", lambda: started.append(True))
@@ -379,5 +457,5 @@ def test_the_demo_starts_no_fork_server_for_a_benchmark_too_small_for_processes(
         (data / "serp.jsonl").write_text("".join(
             json.dumps({"qid": "q1", "rank": i + 1, "url": f"http://x.test/{i}"}) + "\n" for i in range(rows)))
         started.clear()
-        SimExecuteStage(2, data).warm_up(_config())
+        SimExecuteStage(data).warm_up(sim_execution(_config(), "any", devices=2))
         assert started == want, rows

@@ -110,3 +110,46 @@ def test_clear_storage_button_is_blocked(tmp_path):
                        dev, qid="q", url="u", app="com.android.settings")
     assert traj.stop_reason == StopReason.BLOCKED and traj.stop_detail == "erase_data"
     assert dev.simulator.state["chrome_data_cleared"] is False
+
+
+RESET_PAGE = [
+    "Open Settings",
+    "Tap System",
+    "Tap Reset options",
+    "Tap Erase all data (factory reset)",
+    "Tap Erase all data",
+]
+
+
+def test_a_reset_page_is_followed_as_a_dry_run_up_to_the_confirm():
+    # the query states the goal: the agent enters the reset screens and stops at the first risky control
+    dev = SimDevice.open(str(WORLD))
+    traj = run_episode(RESET_PAGE, HeuristicPredictor(use_embeddings=False), dev, qid="q1", url="u",
+                       app="com.android.settings", query="how to factory reset an android phone",
+                       safety=SafetyPolicy(dry_run=True))
+    assert traj.stop_reason == StopReason.COMPLETED and "dry run" in traj.stop_detail
+    assert dev.simulator.state["erased"] is False  # nothing irreversible was pressed
+    assert dev.simulator.screen_id == "reset"  # Reset options was entered; the risky control never pressed
+    last = traj.steps[-1]
+    assert last.deviation_kind == "dry_run" and last.noop and last.step_done
+    assert last.step_index == 3 and last.action.target_label == "Erase all data (factory reset)"
+    assert "1 later steps" in traj.stop_detail
+
+
+def test_a_dry_run_never_covers_a_goal_the_query_does_not_state():
+    # the same page answering another question is destructive outside its goal: blocked
+    dev = SimDevice.open(str(WORLD))
+    traj = run_episode(RESET_PAGE, HeuristicPredictor(use_embeddings=False), dev, qid="q1", url="u",
+                       app="com.android.settings", query="how to turn on dark mode",
+                       safety=SafetyPolicy(dry_run=True))
+    assert traj.stop_reason == StopReason.BLOCKED and traj.stop_detail == "factory_reset"
+    assert dev.simulator.state["erased"] is False and dev.simulator.screen_id != "erase"
+
+
+def test_dry_run_is_off_without_the_switch():
+    dev = SimDevice.open(str(WORLD))
+    traj = run_episode(RESET_PAGE, HeuristicPredictor(use_embeddings=False), dev, qid="q1", url="u",
+                       app="com.android.settings", query="how to factory reset an android phone",
+                       safety=SafetyPolicy(dry_run=False))
+    assert traj.stop_reason == StopReason.BLOCKED
+    assert SafetyPolicy.from_config(ExecutionConfig()).dry_run is True  # on by default (agent.use_dry_run)

@@ -80,7 +80,7 @@ def test_search_fetch_extract_one_step_at_a_time(tmp_path):
 
 def test_run_with_no_inputs_runs_the_bundled_demo(tmp_path):
     out = tmp_path / "demo"
-    r = runner.invoke(app, ["run", "--out", str(out)])
+    r = runner.invoke(app, ["run", "--quickstart", "--out", str(out)])
     assert r.exit_code == 0, r.output
     demo_serp = [json.loads(line) for line in (REPO / "datasets/demo/serp.jsonl").read_text().splitlines() if line]
     extractions = read_jsonl(out / "extraction.jsonl", Extraction)
@@ -93,7 +93,7 @@ def test_run_with_no_inputs_runs_the_bundled_demo(tmp_path):
     for line in ("search: queries=4", "fetch: results=20", "extract: pages=20"):
         assert line in r.output
     # a second run resumes: nothing left to do
-    r = runner.invoke(app, ["run", "--out", str(out)])
+    r = runner.invoke(app, ["run", "--quickstart", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert "skipped=20" in r.output
     assert len(read_jsonl(out / "extraction.jsonl", Extraction)) == 20
@@ -101,15 +101,15 @@ def test_run_with_no_inputs_runs_the_bundled_demo(tmp_path):
 
 def test_run_until_stops_after_the_named_stage(tmp_path):
     out = tmp_path / "demo"
-    r = runner.invoke(app, ["run", "--out", str(out), "--until", "fetch"])
+    r = runner.invoke(app, ["run", "--quickstart", "--out", str(out), "--until", "fetch"])
     assert r.exit_code == 0, r.output
     assert (out / "pages.jsonl").exists() and not (out / "extraction.jsonl").exists()
-    r = runner.invoke(app, ["run", "--out", str(out), "--until", "nowhere"])
+    r = runner.invoke(app, ["run", "--quickstart", "--out", str(out), "--until", "nowhere"])
     assert r.exit_code == 2 and "unknown stage 'nowhere'" in r.output
 
 
 @pytest.mark.parametrize("args, message", [
-    (["extract", "{tmp}/nothing"], "pages.jsonl does not exist"),
+    (["extract", "{tmp}/nothing"], "pages.jsonl not found: run `verirank fetch"),
     (["run", "--serp", "x.jsonl"], "--serp was given without --queries"),
     (["run", "--queries", "{tmp}/q.jsonl"], "--out is required"),
     (["extract", "{tmp}", "--set", "extraction.extract.extractor=magic"], "must be one of"),

@@ -243,13 +243,15 @@ def test_a_listicle_of_ways_is_not_one_sequence_of_steps(extractor):
     assert out.steps == ["Open Chrome", "Tap Settings, then Search engine", "Select DuckDuckGo"]
 
 
-def test_other_platform_steps_can_be_accepted(encoder):
+def test_other_platform_steps_are_kept_and_their_platform_recorded(encoder):
+    """iPhone steps for an Android question: the device decides whether they work, the platform is data."""
     ios_only = CleanedPage(qid="q", url="u", title="Change keyboard language on iPhone", html="", snippets=[
         Snippet(index=0, xpath="/html/body/h2", text="On iPhone", tag="h2"),
         Snippet(index=1, xpath="/html/body/ol/li[1]", text="Open Settings and tap General.", tag="li"),
         Snippet(index=2, xpath="/html/body/ol/li[2]", text="Tap Keyboard, then Keyboards.", tag="li"),
     ])
-    query = Query(qid="q", query="how to change keyboard language")
-    assert HeuristicExtractor(ExtractConfig(), encoder).extract(query, ios_only).steps == []
-    accept = HeuristicExtractor(ExtractConfig(other_platform="accept"), encoder).extract(query, ios_only)
-    assert accept.steps == ["Open Settings and tap General.", "Tap Keyboard, then Keyboards."]
+    query = Query(qid="q", query="how to change keyboard language", device="Pixel 7")
+    kept = HeuristicExtractor(ExtractConfig(), encoder).extract(query, ios_only)
+    assert kept.steps == ["Open Settings and tap General.", "Tap Keyboard, then Keyboards."]
+    assert kept.stated_platform == "ios" and "written for ios" in kept.reason
+    assert HeuristicExtractor(ExtractConfig(other_platform="refuse"), encoder).extract(query, ios_only).steps == []

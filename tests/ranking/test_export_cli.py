@@ -57,6 +57,9 @@ def test_missing_inputs_are_one_clear_line(tmp_path):
     assert "extraction.jsonl not found: run `verirank extract" in result.output
     runs.make_run(run)
     result = _invoke("rerank", run, "--model", tmp_path / "nope")
+    assert result.exit_code == 2 and "features.parquet not found: run `verirank features" in result.output
+    assert _invoke("features", run).exit_code == 0
+    result = _invoke("rerank", run, "--model", tmp_path / "nope")
     assert result.exit_code == 2 and "neither a saved-model directory" in result.output
     result = _invoke("export", run, "--format", "csv", "--out", tmp_path / "x.csv")
     assert result.exit_code == 2 and "reranked.jsonl not found" in result.output

@@ -29,7 +29,9 @@ from ranking.terms import ACTION_VERBS, STOPWORDS, content_terms, stem
 from verirank_core import llm
 from verirank_core.config import load_config
 from verirank_core.errors import SchemaError, StoreError
-from verirank_core.store import atomic_write_text, read_parquet
+from ranking.pipeline import FeaturesStage
+from verirank_core.stages import run_stages
+from verirank_core.store import RunDir, atomic_write_text, read_parquet
 
 NO_F2 = [n for n in ALL_FEATURES if n != "F2"]
 
@@ -332,8 +334,8 @@ def test_feature_files_round_trip_through_svmlight(tmp_path):
 def test_missing_inputs_give_clear_errors(tmp_path):
     run = runs.make_run(tmp_path / "run")
     (run / "execution.jsonl").rename(run / "moved.jsonl")
-    with pytest.raises(StoreError, match=r"execution.jsonl not found: run `verirank execute"):
-        build_feature_table(run, _cfg(names=["F1"]))
+    with pytest.raises(StoreError, match=r"execution.jsonl not found: run `verirank execute .*` first"):
+        run_stages(RunDir(run), _cfg(names=["F1"]), [FeaturesStage()])
     (run / "moved.jsonl").rename(run / "execution.jsonl")
     (run / "trajectories" / "q1" / "e" / "trajectory.json").unlink()
     with pytest.raises(StoreError, match=r"trajectories/q1/e/trajectory.json of \(q1, https://e.example/done\)"):

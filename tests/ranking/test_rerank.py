@@ -8,10 +8,12 @@ import pytest
 
 import support_ranking_runs as runs
 from ranking.features import attach_labels, build_feature_table, write_feature_files
+from ranking.pipeline import RerankStage
 from ranking.rerank import load_model, rerank, rerank_run, score_with_model
 from verirank_core.config import load_config
 from verirank_core.errors import RankingError, SchemaError, StoreError
-from verirank_core.store import read_jsonl
+from verirank_core.stages import run_stages
+from verirank_core.store import RunDir, read_jsonl
 
 NO_F2 = [f"F{i}" for i in range(1, 19) if i != 2]
 
@@ -129,8 +131,10 @@ def test_rerank_run_applies_the_current_verified_rule(tmp_path):
 
 def test_rerank_run_and_load_model_errors(tmp_path):
     run = runs.make_run(tmp_path / "run")
-    with pytest.raises(StoreError, match=r"features.parquet not found: run `verirank features"):
-        rerank_run(run, load_config(), runs.stub_model({"F4": 1.0}))
+    # the runner checks what the stage requires and names the command that makes it
+    with pytest.raises(StoreError, match=r"features.parquet not found: run `verirank features .*` first"):
+        run_stages(RunDir(run), load_config(), [RerankStage(ranker=runs.stub_model({"F4": 1.0}))])
+    assert not (run / "reranked.jsonl").exists()
     with pytest.raises(StoreError, match="neither a saved-model directory nor an MLflow model URI"):
         load_model(str(tmp_path / "no-such-model"))
 

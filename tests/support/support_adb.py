@@ -10,6 +10,11 @@ off so the server only sees the devices we ``adb connect``.
 module by ``tests/conftest.py`` (``pytest_plugins``).  It skips the module
 with a clear reason only when no adb binary can run on this machine.
 
+``AdbServerLeftToTheProduct`` is the opposite: an environment where no adb
+server runs yet (``ANDROID_ADB_SERVER_PORT`` names a free private port), for
+tests of the path a fresh machine takes, where the code under test must start
+the server itself; whatever server it starts is stopped at the end.
+
 ``StubPhone`` is a scripted ``Device`` for protocol-level tests that must not
 depend on the simulator: a screen with one text field, a toggle and an app
 switcher, recording every call.
@@ -32,7 +37,7 @@ import pytest
 from verirank_core.device import AppInfo, Device, DeviceInfo
 
 ADB_ENV = {"ADB_MDNS": "0", "ADB_USB": "0", "ADB_EMU": "0", "ADB_LIBUSB": "0"}
-_LIVE: list["AdbHostServer"] = []
+_LIVE: list = []  # AdbHostServer and AdbServerLeftToTheProduct: anything with stop()
 
 
 def find_adb() -> tuple[Optional[str], str]:
@@ -149,10 +154,92 @@ class AdbHostServer:
         self.proc = None
 
 
+class AdbServerLeftToTheProduct:
+    """No adb server yet: a free private port, for the code under test to start one on.
+
+    ``env`` is what a fresh machine's shell would hold plus ``ANDROID_ADB_SERVER_PORT``
+    (so the product, like adb itself, uses that port and never touches 5037), a
+    private ``ANDROID_USER_HOME`` and no USB/mDNS/emulator scanning. ``stop()``
+    ends the server the product started there (``adb kill-server``, then its pid,
+    found by the private port, if it lingers).
+    """
+
+    def __init__(self, adb: str, workdir: Path):
+        self.adb = adb
+        self.port = free_port()
+        self.workdir = workdir
+        self.env = {"ANDROID_ADB_SERVER_PORT": str(self.port), "ANDROID_USER_HOME": str(workdir), **ADB_ENV}
+        _LIVE.append(self)
+
+    def listening(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
+
+    def run(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+        return subprocess.run([self.adb, "-P", str(self.port), *args], capture_output=True, timeout=timeout,
+                              env=dict(os.environ, **self.env), stdin=subprocess.DEVNULL)
+
+    def kill_server(self) -> None:
+        """Stop the server on our port, as a user's `adb kill-server` would; wait until it is gone."""
+        if self.listening():
+            try:
+                self.run("kill-server", timeout=10)
+            except subprocess.SubprocessError:
+                pass
+        deadline = time.monotonic() + 10
+        while self.listening() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for pid in self._server_pids():  # still there: end it by its id
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+    def _server_pids(self) -> list[int]:
+        """Pids of adb servers on our private port (``adb -L tcp:PORT fork-server server``)."""
+        pids = []
+        for entry in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                argv = entry.read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv and argv[0].endswith(b"adb") and f"tcp:{self.port}".encode() in argv and b"server" in argv:
+                pids.append(int(entry.parent.name))
+        return pids
+
+    def stop(self) -> None:
+        self.kill_server()
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+
 @atexit.register
 def _stop_leftovers() -> None:  # a crashed test run must not leave adb servers behind
     for server in list(_LIVE):
         server.stop()
+
+
+@pytest.fixture
+def no_adb_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """No adb server runs yet, and this process's environment points adb at a free private port."""
+    path, why = find_adb()
+    if path is None:
+        pytest.skip(f"no runnable adb binary: {why}")
+    fresh = AdbServerLeftToTheProduct(path, tmp_path / "android-home")
+    fresh.workdir.mkdir()
+    assert not fresh.listening()
+    for name, value in fresh.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("ANDROID_ADB_SERVER_ADDRESS", raising=False)
+    monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+    try:
+        yield fresh
+    finally:
+        fresh.stop()
+        assert not fresh.listening()
 
 
 @pytest.fixture(scope="module")

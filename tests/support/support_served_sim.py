@@ -3,7 +3,9 @@
 ``ServedSim(world).start()`` runs ``verirank sim serve WORLD --port 0`` in its own
 session and reads the bound port from its first line; ``kill()`` sends SIGKILL
 (the phone vanishes mid-command); ``stop()`` is the teardown. Use it with
-``support_adb.adb_host`` (a private adb server) and ``adb:`` + ``address``.
+``support_adb.adb_host`` (a private adb server) and ``adb:`` + ``address``;
+``pause()``/``resume()`` freeze the phone (SIGSTOP/SIGCONT) so a test can act
+while a run waits on it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Optional
 
@@ -37,6 +41,8 @@ class ServedSim:
         self.world = world
         self.proc: Optional[subprocess.Popen] = None
         self.address = ""
+        #: the last lines it printed after the first
+        self.output: deque[str] = deque(maxlen=200)
 
     def start(self, timeout: float = 60.0) -> "ServedSim":
         self.proc = subprocess.Popen(
@@ -54,9 +60,27 @@ class ServedSim:
             match = _READY.search(line)
             if match:
                 self.address = f"{match['host']}:{match['port']}"
+                # keep reading what it prints, so a full pipe never blocks the phone mid-run
+                threading.Thread(target=self._drain, args=(self.proc.stdout,), daemon=True).start()
                 return self
         self.stop()
         raise RuntimeError(f"`verirank sim serve {self.world}` did not start: {''.join(seen)[-2000:]}")
+
+    def _drain(self, stream) -> None:
+        try:
+            for line in stream:
+                self.output.append(line)
+        except (OSError, ValueError):  # closed at stop()
+            pass
+
+    def pause(self) -> None:
+        """SIGSTOP: the phone freezes; commands sent to it wait (no clock involved)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGCONT)
 
     def kill(self) -> None:
         """SIGKILL: the phone is gone, no goodbye on open connections."""
@@ -68,6 +92,7 @@ class ServedSim:
         if self.proc is None:
             return
         if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGCONT)  # a paused server could not act on SIGTERM
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(10)

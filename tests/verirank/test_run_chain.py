@@ -19,7 +19,7 @@ RUNNER_KEYS = {"stage", "pipeline", "fingerprint", "started", "finished", "count
 
 def test_run_chains_extraction_execution_and_ranking(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "--out", str(out)])
+    result = CliRunner().invoke(app, ["run", "--quickstart", "--out", str(out)])
     # no --queries: the bundled pages under datasets/demo are served on 127.0.0.1
     assert result.exit_code == 0, result.output
     extractions = read_jsonl(out / "extraction.jsonl", Extraction)
@@ -42,7 +42,7 @@ def test_run_chains_extraction_execution_and_ranking(tmp_path: Path) -> None:
         assert RUNNER_KEYS <= set(entry) and entry["pipeline"] == "run", entry
 
     # a second run resumes: nothing is redone or duplicated
-    again = CliRunner().invoke(app, ["run", "--out", str(out)])
+    again = CliRunner().invoke(app, ["run", "--quickstart", "--out", str(out)])
     assert again.exit_code == 0, again.output
     assert len(read_jsonl(out / "execution.jsonl", ExecutionResult)) == len(executions)
     assert f"resumed={len(executions)}" in again.output  # every page was already done
@@ -50,10 +50,10 @@ def test_run_chains_extraction_execution_and_ranking(tmp_path: Path) -> None:
 
 def test_until_stops_after_the_named_stage(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "--out", str(out), "--until", "extract"])
+    result = CliRunner().invoke(app, ["run", "--quickstart", "--out", str(out), "--until", "extract"])
     assert result.exit_code == 0, result.output
     assert (out / "extraction.jsonl").exists() and not (out / "execution.jsonl").exists()
-    bad = CliRunner().invoke(app, ["run", "--out", str(out), "--until", "nope"])
+    bad = CliRunner().invoke(app, ["run", "--quickstart", "--out", str(out), "--until", "nope"])
     assert bad.exit_code == 2 and "valid: search, fetch, extract, execute, features, rerank" in bad.output
 
 
@@ -91,3 +91,15 @@ def test_a_row_with_an_odd_url_never_costs_the_other_rows_their_reranked_list(tm
     for q, docs in trec.items():  # the TREC order is the reranked order
         want = [r.url for r in sorted(ranked, key=lambda r: r.rank) if r.qid == q]
         assert sorted(docs, key=docs.get, reverse=True) == want
+
+
+def test_run_never_picks_its_inputs_by_itself(tmp_path: Path) -> None:
+    """With no arguments `verirank run` prints its help; the bundled pages run only when asked (--quickstart)."""
+    bare = CliRunner().invoke(app, ["run"])
+    assert "--quickstart" in bare.output and "--queries" in bare.output
+    out = tmp_path / "run"
+    no_inputs = CliRunner().invoke(app, ["run", "--out", str(out)])
+    assert no_inputs.exit_code == 2 and "give --queries (and --serp), or --quickstart" in no_inputs.output
+    assert not out.exists()
+    both = CliRunner().invoke(app, ["run", "--quickstart", "--queries", str(tmp_path / "q.jsonl")])
+    assert both.exit_code == 2 and "without --queries/--serp" in both.output

@@ -90,7 +90,7 @@ def test_run_survives_sigkill_in_extraction_and_execution(tmp_path: Path) -> Non
     gate = Gate()
     with ScriptedLLMServer(responder=gate.respond) as llm:
         args = cli_command(
-            "run", "--out", str(out), "--extractor", "llm",
+            "run", "--quickstart", "--out", str(out), "--extractor", "llm",
             "--devices", f"sim:{WORLD},sim:{WORLD}",  # two simulators: one process each
             "--set", f"llm.base_url={llm.base_url}", "--set", "llm.cache_path=null",
             "--set", f"llm.api_key_env={KEY_ENV}", "--set", "execution.judge=llm",

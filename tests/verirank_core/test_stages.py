@@ -7,7 +7,7 @@ import json
 import pytest
 
 from verirank_core.config import load_config, parse_override
-from verirank_core.errors import ConfigError
+from verirank_core.errors import ConfigError, StoreError
 from verirank_core.stages import diff_settings, run_stages
 from verirank_core.store import RunDir
 
@@ -17,8 +17,8 @@ class Appender:
 
     append_only = True
 
-    def __init__(self, name: str):
-        self.name, self.calls = name, 0
+    def __init__(self, name: str, requires: tuple[str, ...] = ()):
+        self.name, self.calls, self.requires = name, 0, requires
 
     def fingerprint(self, cfg):
         return {"top_n": cfg.extraction.search.top_n}
@@ -134,3 +134,15 @@ def test_warm_up_skips_stages_after_until(tmp_path):
     stages = [WarmUpRecorder("a", events), WarmUpRecorder("b", events)]
     run_stages(RunDir(tmp_path), _cfg(), stages, until="a", echo=lambda line: None)
     assert events == [("warm_up", "a"), ("run", "a")]
+
+
+def test_a_stage_runs_only_when_what_it_requires_exists(tmp_path):
+    """The runner checks ``requires`` before the stage starts and names the command that writes the file."""
+    run = RunDir(tmp_path / "run")
+    stage = Appender("a", requires=("extraction.jsonl",))
+    with pytest.raises(StoreError, match=r"extraction.jsonl not found: run `verirank extract .*run` first"):
+        run_stages(run, _cfg(), [stage], echo=lambda line: None)
+    assert stage.calls == 0 and run.read_manifest().get("stages") is None
+    (run / "extraction.jsonl").write_text("")
+    run_stages(run, _cfg(), [stage], echo=lambda line: None)
+    assert stage.calls == 1

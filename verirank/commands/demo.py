@@ -61,15 +61,14 @@ def demo(
 
       verirank demo --full --out runs/full --set ranking.model=lambdamart
     """
-    from verirank.demo import (
-        BUNDLED_MODEL, FULL_DATA, PRETRAIN_DATA, SMALL_DATA, DemoOptions, format_summary, reset_outputs, run_demo,
-    )
+    from verirank.demo import DemoOptions, format_summary, reset_outputs, run_demo
+    from verirank_core.resources import BUNDLED_MODEL, FULL_BENCH, PRETRAIN_FEATURES, SMALL_BENCH
 
     _quiet_libraries()
     cfg = resolve_config(config, set_)
     options = DemoOptions(
-        out=out, data=data or (SMALL_DATA if small else FULL_DATA), train=not no_train,
-        model_dir=model_dir or BUNDLED_MODEL, pretrain=pretrain or PRETRAIN_DATA,
+        out=out, data=data or (SMALL_BENCH if small else FULL_BENCH), train=not no_train,
+        model_dir=model_dir or BUNDLED_MODEL, pretrain=pretrain or PRETRAIN_FEATURES,
         tracking_uri=tracking_uri, devices=devices, max_queries=queries,
     )
     if fresh:

@@ -35,7 +35,7 @@ def build(
     from howtobench.tasks import TASKS_DIR
 
     report = build_benchmark(out or DEFAULT_OUT, small=small, seed=seed, tasks_dir=tasks or TASKS_DIR,
-                             progress=lambda it: progress(it, desc="bench build", unit="query"))
+                             progress=progress)
     c = report.correlation
     typer.echo(f"bench build: {report.queries} queries, {report.pages} pages, {report.relevant} relevant "
                f"({report.replays} distinct replays) -> {report.out}")

@@ -17,11 +17,12 @@ import typer
 from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progress, resolve_config, summary
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError
+from verirank_core.resources import BUNDLED_MODEL
 from verirank_core.stages import Stage, StageOutcome, run_stages
 from verirank_core.store import RunDir
 
-#: the zero-shot ranker shipped with the project (datasets/models/README.md)
-BUNDLED_MODEL = Path(__file__).resolve().parents[2] / "datasets" / "models" / "lr-pretrain"
+#: where --quickstart writes when no --out is given
+QUICKSTART_OUT = Path("runs/quickstart")
 
 #: the stage names `verirank run` chains, in order
 STAGE_NAMES = ("search", "fetch", "extract", "execute", "features", "rerank")
@@ -52,13 +53,16 @@ def run_pipeline(run_dir: RunDir, cfg: RunConfig, stages: list[Stage], until: Op
 
 @friendly_errors
 def run(
-    queries: Optional[Path] = typer.Option(
-        None, "--queries", "-q", help="Queries (JSONL or TSV). Omit together with --serp to run the bundled demo.",
-    ),
+    queries: Optional[Path] = typer.Option(None, "--queries", "-q", help="Queries (JSONL or TSV)."),
     serp: Optional[Path] = typer.Option(None, "--serp", help="Stored search results (JSONL) for the serp-file backend."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory to create or resume (bundled pages: runs/quickstart)."),
+    quickstart: bool = typer.Option(
+        False, "--quickstart", help="Instead of --queries/--serp: the 4 bundled quick-start queries, their pages "
+                                    "served on 127.0.0.1 (no network, no API key).",
+    ),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory to create or resume "
+                                                                 "(--quickstart: runs/quickstart by default)."),
     allow_private_hosts: bool = typer.Option(
-        False, "--allow-private-hosts", help="Allow pages on localhost/private networks (local corpora). The demo sets it.",
+        False, "--allow-private-hosts", help="Allow pages on localhost/private networks (local corpora). --quickstart sets it.",
     ),
     extractor: Optional[str] = typer.Option(None, "--extractor", "-e", help="heuristic (default) or llm."),
     devices: Optional[str] = typer.Option(
@@ -75,14 +79,15 @@ def run(
 ) -> None:
     """Run the pipeline stages in order over one run directory: search -> fetch -> extract -> execute -> features -> rerank.
 
-    With no --queries/--serp it runs the bundled demo: datasets/demo/ is served on
-    127.0.0.1 and the results go to runs/quickstart (no network, no API key). Each stage
-    resumes, so after an interruption re-run the same command. The manifest
-    (DIR/manifest.json) records the config and counts of every stage.
+    --quickstart runs these same stages on the bundled quick-start pages
+    (datasets/demo/, served on 127.0.0.1) into runs/quickstart. `verirank demo`
+    is the other bundled run: the benchmark subset on simulators, with training
+    and evaluation. Each stage resumes, so after an interruption re-run the same
+    command. DIR/manifest.json records the config and counts of every stage.
 
     Examples:
 
-      verirank run
+      verirank run --quickstart
 
       verirank run --queries datasets/demo/queries.jsonl --serp my-serp.jsonl --out runs/mine
 
@@ -90,20 +95,22 @@ def run(
     """
     from extraction.localsite import demo_inputs
 
-    demo = queries is None and serp is None
-    if not demo and queries is None:
-        raise ConfigError("--serp was given without --queries")
-    if not demo and out is None:
-        raise ConfigError("--out is required with --queries (the bundled pages go to runs/quickstart)")
-    out = out or Path("runs/quickstart")
+    if quickstart and (queries is not None or serp is not None):
+        raise ConfigError("--quickstart runs the bundled queries: give it without --queries/--serp")
+    if not quickstart and queries is None:
+        raise ConfigError("--serp was given without --queries" if serp is not None else
+                          "give --queries (and --serp), or --quickstart to run the bundled quick-start pages")
+    if not quickstart and out is None:
+        raise ConfigError(f"--out is required with --queries (--quickstart writes to {QUICKSTART_OUT})")
+    out = out or QUICKSTART_OUT
     cfg = resolve_config(config, set_, {
-        "extraction.fetch.allow_private_hosts": True if (allow_private_hosts or demo) else None,
+        "extraction.fetch.allow_private_hosts": True if (allow_private_hosts or quickstart) else None,
         "extraction.extract.extractor": extractor,
         "execution.devices": [d.strip() for d in devices.split(",") if d.strip()] if devices else None,
     })
     run_dir = RunDir(out).ensure()
-    if demo:
-        typer.echo(f"running the bundled demo into {out}")
+    if quickstart:
+        typer.echo(f"quick start: the bundled queries and pages (served on 127.0.0.1) through every stage into {out}")
         with demo_inputs(out) as (demo_queries, demo_serp):
             run_pipeline(run_dir, cfg, pipeline_stages(demo_queries, demo_serp, qrels, model), until)
     else:
@@ -112,4 +119,5 @@ def run(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run")(run)
+    # with no arguments it prints its help: it never picks inputs by itself
+    app.command("run", no_args_is_help=True)(run)

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 
 from verirank.commands._common import friendly_errors
+from verirank_core.resources import IMPORTED_WORLDS_DIR
 
 worlds_app = typer.Typer(
     name="worlds",
@@ -18,7 +19,7 @@ worlds_app = typer.Typer(
 )
 
 #: where imported worlds are committed (open them as sim:imported/NAME)
-IMPORTED_DIR = Path(__file__).resolve().parents[2] / "datasets" / "worlds" / "imported"
+IMPORTED_DIR = IMPORTED_WORLDS_DIR
 
 
 def _write_world(doc: dict[str, Any], out: Path) -> Path:

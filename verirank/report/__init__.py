@@ -26,7 +26,7 @@ def build_report(run_dir: Path | str, out_html: Path | str, *, qrels: Optional[P
     """Write ``out_html`` and its ``assets/`` folder for the run in ``run_dir``; returns ``out_html``.
 
     ``qrels`` (default ``run_dir/qrels.txt`` when present) adds "relevant"
-    marks; ``progress(total=..., desc=..., unit=...)`` may return a tqdm-like bar.
+    marks; ``progress`` is the stages' tqdm-like factory (:data:`verirank_core.stages.Progress`).
     """
     from verirank.report.assets import count_screenshots, write_screenshots
     from verirank.report.collect import collect_run
@@ -39,7 +39,7 @@ def build_report(run_dir: Path | str, out_html: Path | str, *, qrels: Optional[P
         bar = progress(total=count_screenshots(data), desc="report", unit="img")
     try:
         shots = write_screenshots(data, out_html.parent, workers=workers,
-                                  progress=bar.update if bar is not None else None)
+                                  advance=bar.update if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()

@@ -92,8 +92,10 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def write_screenshots(data: ReportData, html_dir: Path, workers: int = 2,
-                      progress: Optional[Callable[[int], object]] = None) -> dict[tuple[str, str], Shot]:
+                      advance: Optional[Callable[[int], object]] = None) -> dict[tuple[str, str], Shot]:
     """Draw every screenshot's action into ``html_dir/assets``; returns the map the renderer uses.
+
+    ``advance(1)`` is called per screenshot (a progress bar's ``update``).
 
     A screenshot missing from the trajectory folder is left out of the map
     (the report then says "no screenshot") rather than failing the report.
@@ -119,6 +121,6 @@ def write_screenshots(data: ReportData, html_dir: Path, workers: int = 2,
     # Pillow releases the GIL while decoding and scaling, so threads use both cores
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="report-img") as pool:
         for _ in pool.map(work, jobs):
-            if progress:
-                progress(1)
+            if advance:
+                advance(1)
     return shots

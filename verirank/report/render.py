@@ -260,7 +260,8 @@ def _execution_block(page: PageView) -> str:
     if ex.status != ExecutionStatus.EXECUTED:
         return f'<h3>Execution</h3><p class="muted">{_e(ex.status.value)}: {_e(ex.reason)}</p>'
     facts = _facts([
-        ("device", ex.device), ("world", ex.world), ("app version", ex.app_version), ("OS", ex.os_version),
+        ("device", ex.device), ("world", ex.world), ("model", ex.device_model), ("serial", ex.device_serial),
+        ("Android", ex.os_version), ("app", ex.app), ("app version", ex.app_version),
         ("stop reason", ex.stop_reason.value if ex.stop_reason else None), ("detail", ex.reason),
         ("actions", f"{ex.n_actions} ok, {ex.n_failed_actions} failed, {ex.n_deviations} deviations"),
         ("F4 (judge)", f"{ex.f4:.3f} ({ex.judge})"), ("time", f"{ex.elapsed_s:.1f} s"),

@@ -1,0 +1,197 @@
+"""The page plan: a page's steps read once into an ordered list of named items, and the typed
+per-episode state of the heuristic predictor that follows it.
+
+``PagePlan.read(instructions)`` parses every step (``execution/predict/steps.py``) into
+:class:`PlanItem` s, in page order: "Tap Apps & notifications and then Advanced and then
+Special app access" is three items of one step. The predictor follows the plan with
+*lookahead*: on every screen it looks for the earliest remaining named item, so an absent
+grouping ("Advanced", "General", "System Settings") is skipped when the next name is on screen
+(docs/agent.md, "verified", rule 3). Whether an item may be skipped is a property of the item:
+a navigation tap may be, a setting (switch, checkbox, value, text) never is.
+
+Two readings of the plan are done here too, because they need the whole page:
+
+* "To turn on, tap the Wi-Fi switch to ON. ... To turn off, tap the Wi-Fi switch to OFF." offers
+  two alternatives for one switch; the later one is marked ``alternative_of`` the first;
+* repeated references to one name ("Head to System Settings", "Scroll down until you find
+  System Settings", "Tap on it") count as one name when looking ahead.
+
+:class:`PlanState` is everything the predictor remembers between two decisions of one
+episode (kept in ``PredictContext.memory``), as typed records instead of string phases.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Optional
+
+from execution.predict.match import normalise
+from execution.predict.steps import Intent, parse_step_in_context
+
+__all__ = ["PlanItem", "PagePlan", "PlanState", "SearchState", "SearchPhase", "ReflectionState",
+           "NavigationState", "SKIPPABLE_KINDS"]
+
+#: intents that only navigate: their item may be skipped when a later named item is visible
+SKIPPABLE_KINDS = frozenset({"tap", "open", "scroll"})
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One thing the page tells the reader to do, where it sits on the page."""
+
+    step: int
+    pos: int
+    intent: Intent
+    #: "To turn off, ..." after "To turn on, ...": the (step, pos) of the item this is an alternative to
+    alternative_of: Optional[tuple[int, int]] = None
+
+    @property
+    def name(self) -> Optional[str]:
+        """The UI name the item is looked up by (None: a gesture, a key, an unnamed control)."""
+        if self.intent.placeholder or self.intent.unnamed:
+            return None
+        return self.intent.target or (self.intent.value if self.intent.kind == "select" else None)
+
+    @property
+    def key(self) -> str:
+        return normalise(self.name or "")
+
+    @property
+    def skippable(self) -> bool:
+        """A grouping or navigation item; never a setting (switch, checkbox, value, typed text)."""
+        i = self.intent
+        if i.placeholder or i.kind in SKIPPABLE_KINDS:
+            return True
+        # "Select Notifications": a navigation tap written with select (no row, no choices)
+        return i.kind == "select" and i.target is None and i.value is not None and not i.alternatives
+
+    def describe(self) -> str:
+        return f"step {self.step + 1}.{self.pos + 1}: {self.intent.describe()}"
+
+
+_TURN_PURPOSE_RE = re.compile(r"^to (?:turn|switch) (?:it |this |\w+ )?(on|off)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    items: tuple[PlanItem, ...]
+
+    @classmethod
+    def read(cls, instructions: list[str]) -> "PagePlan":
+        items: list[PlanItem] = []
+        for step in range(len(instructions)):
+            for pos, intent in enumerate(parse_step_in_context(instructions, step)):
+                items.append(PlanItem(step, pos, intent))
+        return cls(tuple(_mark_alternatives(items)))
+
+    def of_step(self, step: int) -> list[PlanItem]:
+        return [it for it in self.items if it.step == step]
+
+    def item(self, step: int, pos: int) -> Optional[PlanItem]:
+        return next((it for it in self.items if it.step == step and it.pos == pos), None)
+
+    def after(self, step: int, pos: int) -> list[PlanItem]:
+        """The items after (step, pos), in page order."""
+        return [it for it in self.items if (it.step, it.pos) > (step, pos)]
+
+    def next_name(self, step: int, pos: int) -> Optional[PlanItem]:
+        """The next item with a *different* name than (step, pos): the one lookahead may jump to.
+
+        Later references to the same name ("Scroll until you find X", "Tap on it"), unnamed
+        gestures and placeholders are passed over; they are not names (docs/agent.md).
+        """
+        here = self.item(step, pos)
+        key = here.key if here is not None else ""
+        for it in self.after(step, pos):
+            if it.name is None or it.key == key or it.alternative_of is not None:
+                continue
+            return it
+        return None
+
+    def is_last_named(self, step: int, pos: int) -> bool:
+        """No later item names a control: this is the page's leaf, never skipped."""
+        return self.next_name(step, pos) is None
+
+
+def _mark_alternatives(items: list[PlanItem]) -> list[PlanItem]:
+    """'To turn on, tap X to ON.' then 'To turn off, tap X to OFF.': the second is the other choice."""
+    out: list[PlanItem] = []
+    for it in items:
+        i = it.intent
+        m = _TURN_PURPOSE_RE.match(i.condition or "")
+        if m and i.kind == "toggle":
+            first = next((o for o in out if o.intent.kind == "toggle" and o.key == it.key
+                          and _TURN_PURPOSE_RE.match(o.intent.condition or "")
+                          and o.intent.state is not None and o.intent.state != i.state), None)
+            if first is not None:
+                it = PlanItem(it.step, it.pos, i, alternative_of=(first.step, first.pos))
+        out.append(it)
+    return out
+
+
+# --- the predictor's memory of one episode ------------------------------------------------------
+
+
+class SearchPhase(str, Enum):
+    """The blind search for an item that is not on screen: scroll down, back up, then go back."""
+
+    DOWN = "down"
+    UP = "up"
+    BACK = "back"
+
+
+@dataclass
+class SearchState:
+    phase: SearchPhase = SearchPhase.DOWN
+    down: int = 0
+    up: int = 0
+    backs: int = 0
+    #: UI-map route: actions spent, and whether the map gave up
+    map_actions: int = 0
+    map_done: bool = False
+
+
+@dataclass
+class ReflectionState:
+    """Going back once after a failed step and retrying the earlier step's runner-up (MobA)."""
+
+    #: None: not started; "retry": went back, retry next; "done": used up for this step
+    phase: Optional[str] = None
+    avoid_label: Optional[str] = None
+    avoid_bounds: Optional[list[int]] = None
+    #: the earlier step the retry serves (the action is recorded under it)
+    step: Optional[int] = None
+    retry_step: Optional[int] = None
+
+
+@dataclass
+class NavigationState:
+    """Progress on the current item: what the predictor did for it so far."""
+
+    #: set/toggle/type: the target's own screen or dialog was opened
+    entered: bool = False
+    typed: bool = False
+    scrolls: int = 0
+    search: SearchState = field(default_factory=SearchState)
+    #: knowledge: the device's title the item was mapped to, and the card's source
+    renamed: Optional[tuple[str, str]] = None
+
+
+@dataclass
+class PlanState:
+    """Where the episode is in the plan (kept in ``ctx.memory["heuristic"]``)."""
+
+    plan: PagePlan
+    step: int = -1
+    pos: int = 0
+    #: the position to move to if the last emitted action succeeds
+    pending: Optional[int] = None
+    item: NavigationState = field(default_factory=NavigationState)
+    reflection: ReflectionState = field(default_factory=ReflectionState)
+    #: the title of the app's first screen (its home screen), seen at the start of the episode
+    home_title: Optional[str] = None
+
+    def next_item(self) -> None:
+        self.item = NavigationState()

@@ -1,0 +1,112 @@
+"""One verdict per page, whatever the transport.
+
+The same pages run on the same world in process (``sim:WORLD``) and over ADB
+(``verirank sim serve WORLD`` reached as ``adb:HOST:PORT`` through a private adb
+server, the code path of a phone). A served simulator is the same world, so every
+difference (stop reason, F4, any action of any step, the cards the agent and the
+judge read) is a defect of the adb path or of the served simulator.
+
+The pages are written in the styles of real help pages for other phones: names
+this phone spells differently ("Connections", "Dark theme", "Screen lock"),
+chained paths, grouping steps this phone lacks, and pages that cannot work here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support_served_sim import ServedSim
+
+from verirank_core.config import load_config, parse_override
+from verirank_core.execution_records import ExecutionResult, Trajectory
+from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
+from verirank_core.store import read_jsonl, write_jsonl
+from verirank_core.trajectories import RunTrajectories
+from execution.runner import execute_run
+
+ONEPLUS = "imported/oneplus-settings-android11"
+#: (query, steps) in the phrasing of help pages written for other phones
+PAGES = [
+    ("how to turn on wifi", ["Open Settings.", "Tap Connections.", "Tap Wi-Fi.", "Turn on Wi-Fi."]),
+    ("how to turn on dark mode", ["Open the Settings app.", "Tap Display.", "Turn on Dark theme."]),
+    ("how to set a screen lock", ["Go to Settings > Security > Screen lock.", "Choose Pattern."]),
+    ("how to set a screen lock pin or pattern on android",
+     ["Make sure the phone is charged.", "Open Settings, tap Security, and then tap Screen lock to pick a PIN "
+      "or a pattern.", "Tap Encrypt phone."]),
+    ("how to change the ringtone", ["Open Settings.", "Tap Sound.", "Tap Phone ringtone."]),
+    ("how to turn on battery saver", ["Open Settings.", "Tap Battery.", "Tap Battery Saver.",
+                                      "Tap Turn on now."]),
+    ("how to change default apps", ["Open Settings.", "Tap Apps & notifications and then Advanced and then "
+                                    "Default apps."]),
+    ("how to reset network settings", ["Open Settings.", "Tap General management.", "Tap Reset.",
+                                       "Tap Reset network settings."]),
+    ("how to see the android version", ["Open Settings.", "Scroll down and tap About phone.",
+                                        "Tap Android version."]),
+]
+
+
+def _make_run(path: Path) -> Path:
+    path.mkdir(parents=True)
+    write_jsonl(path / "queries.jsonl", [Query(qid=f"q{i}", query=query, app="com.android.settings")
+                                         for i, (query, _) in enumerate(PAGES)])
+    write_jsonl(path / "extraction.jsonl", [
+        Extraction(qid=f"q{i}", url=f"http://site.test/p{i}", rank=1, query=query, status=ExtractionStatus.OK,
+                   steps=[GroundedStep(index=j, text=t, xpath=f"/html/body/ol/li[{j + 1}]")
+                          for j, t in enumerate(steps)])
+        for i, (query, steps) in enumerate(PAGES)])
+    return path
+
+
+def _config(*sets: str):
+    return load_config(overrides=[parse_override(s) for s in sets])
+
+
+def _verdicts(run: Path) -> dict[str, dict]:
+    """Per page: what must not depend on the transport."""
+    out = {}
+    for row in read_jsonl(run / "execution.jsonl", ExecutionResult):
+        traj = RunTrajectories(run).data(row)
+        out[row.url] = {
+            "status": row.status.value, "stop_reason": row.stop_reason, "f4": row.f4,
+            "judge_detail": row.judge_detail, "deviations": row.deviation_kinds,
+            "actions": [(s["step_index"], s["action"], s["ok"]) for s in traj["steps"]],
+            "knowledge": traj.get("knowledge"),
+            "device": (row.device_model, row.device_serial, row.os_version, row.app_version),
+        }
+    return out
+
+
+@pytest.fixture
+def served_oneplus(adb_host):
+    sim = ServedSim(ONEPLUS).start()
+    adb_host.connect(sim.address)
+    try:
+        yield sim
+    finally:
+        adb_host.disconnect(sim.address)
+        sim.stop()
+
+
+def test_the_same_pages_get_the_same_verdicts_in_process_and_over_adb(adb_host, served_oneplus, tmp_path):
+    local = _make_run(tmp_path / "local")
+    execute_run(local, _config(f"execution.devices=[sim:{ONEPLUS}]"))
+    remote = _make_run(tmp_path / "adb")
+    execute_run(remote, _config(f"execution.devices=[adb:{served_oneplus.address}]",
+                                f"execution.adb.adb_port={adb_host.port}", "execution.adb.timeout_s=20"))
+    want, got = _verdicts(local), _verdicts(remote)
+    assert set(got) == set(want) == {f"http://site.test/p{i}" for i in range(len(PAGES))}
+    differ = {url: (want[url], got[url]) for url in want if want[url] != got[url]}
+    assert not differ, differ
+    # the pages are not trivial: some complete, some follow a rename the cards give, some fail
+    assert any(v["f4"] == 1.0 for v in want.values()) and any(v["f4"] < 1.0 for v in want.values())
+    assert any("knowledge" in v["deviations"] for v in want.values())
+    # the phone's own identity reached the records: the world's model and Android version
+    assert {v["device"] for v in got.values()} == {("IN2013", "sim-oneplus-settings-android11", "11", "11")}
+    # and reading a trajectory afterwards (the judge) finds the cards of that model, as for the world
+    from execution.knowledge.cards import knowledge_for_trajectory
+
+    for row in read_jsonl(remote / "execution.jsonl", ExecutionResult):
+        traj = Trajectory.model_validate(RunTrajectories(remote).data(row))
+        assert traj.world is None and knowledge_for_trajectory(traj) is not None
+        assert knowledge_for_trajectory(traj).name == "oneplus-settings-android11"

@@ -1,0 +1,227 @@
+"""The judge reads the question's goal: its control, its final state, and whether the page's steps reached it.
+
+Trajectories are built by hand here (screens as the agent records them), so each rule is checked on
+its own: the goal control named by the question's words or a knowledge card, a home-screen category
+never taken for the goal, the final net state of a switch, a goal already met, a "see X" goal met
+by reaching X's screen, a dry run credited, and an informational last step that reaches nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pytest
+
+from execution.goal import fit, read_goal
+from execution.judge import HeuristicJudge
+from execution.knowledge.cards import Card, KnowledgeBase
+from verirank_core.execution_records import Action, ActionType, StepRecord, StopReason, Trajectory
+
+
+def row(label: str, checked: Optional[bool] = None, role: Optional[str] = None, y: int = 0,
+        summary: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"id": y, "label": label, "role": role or ("switch" if checked is not None else "list item"),
+                           "bounds": [0, y * 100, 1080, y * 100 + 90], "actions": ["click"]}
+    if checked is not None:
+        out["checked"] = checked
+    if summary:
+        out["summary"] = summary
+    return out
+
+
+def screen(title: str, *controls: dict[str, Any], package: str = "com.android.settings"
+           ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    sig = title + "|" + "|".join(f"{c['label']}={c.get('checked')}" for c in controls)
+    return {"title": title, "signature": sig, "texts": [title], "package": package}, list(controls)
+
+
+HOME = screen("Settings", row("Wi-Fi & network", y=1), row("Apps & Notifications", y=2), row("System", y=3),
+              row("About Phone", y=4))
+
+
+def step(i: Optional[int], before, label: Optional[str] = None, kind: ActionType = ActionType.CLICK,
+         noop: bool = False, deviation_kind: Optional[str] = None, done: bool = True) -> StepRecord:
+    scr, controls = before
+    return StepRecord(index=0, step_index=i, action=Action(type=kind, target_label=label), controls=controls,
+                      screen=scr, ok=True, noop=noop, step_done=done, deviation=deviation_kind is not None,
+                      deviation_kind=deviation_kind)
+
+
+def trajectory(query: str, instructions: list[str], steps: list[StepRecord], final, world: Optional[str] = None,
+               stop: StopReason = StopReason.COMPLETED) -> Trajectory:
+    scr, controls = final
+    if instructions and instructions[0] == "Open Settings.":
+        # the agent found Settings already open: a no-op that completes the step, as run_episode records it
+        steps = [step(0, HOME, None, ActionType.WAIT, noop=True), *steps]
+    for k, s in enumerate(steps):
+        s.index = k
+    return Trajectory(qid="q", url="u", device="sim:test", world=world, app="com.android.settings",
+                      instructions=instructions, steps=steps, stop_reason=stop, query=query, final_screen=scr,
+                      final_controls=controls)
+
+
+JUDGE = HeuristicJudge(use_embeddings=False)
+
+
+# --- reading the question ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, want, words", [
+    ("how to turn on wifi calling on android", "on", {"wifi", "call"}),
+    ("How to turn Bluetooth off", "off", {"bluetooth"}),
+    ("how to turn talkback on or off on android", "either", {"talkback"}),
+    ("how to check what android version my phone has", "see", {"android", "version"}),
+    ("how to turn off notifications for one app on android", "off", {"notification"}),
+    ("how to turn on wifi and connect to a network on android", "on", {"wifi"}),
+    ("how to set up a vpn on android phone", "open", {"vpn"}),
+    ("How to change screen timeout to 5 minutes", "set", {"screen", "timeout"}),
+    ("how to set my phone to vibrate", "set", {"vibrate"}),
+])
+def test_read_goal(query, want, words):
+    goal = read_goal(query)
+    assert goal is not None and goal.want == want and set(goal.words) == words
+    assert read_goal("How to change screen timeout to 5 minutes").value == "5 minutes"
+
+
+def test_fit_prefers_the_full_name_and_rejects_other_settings():
+    goal = read_goal("how to turn on wifi calling")
+    assert fit(goal, "Wi‑Fi calling") == 1.0
+    assert fit(goal, "Wi-Fi") == 0.0  # half of the name: another setting
+    assert fit(goal, "Wi-Fi hotspot") == 0.0  # a word the question does not say
+    assert fit(goal, "Advanced") == 0.0  # generic words name nothing
+
+
+def test_cards_name_the_goal_by_the_questions_words():
+    kb = KnowledgeBase([Card("Screen mirroring", "Cast", "test"), Card("Android Version", "About Phone", "test"),
+                        Card("screen zoom", "Display Size", "test")])
+    assert ("Cast", False) in read_goal("how to mirror my android phone screen to a tv", kb).titles
+    assert ("About Phone", True) in read_goal("how to check what android version my phone has", kb).titles
+    # the card's words must be the question's head, not a qualifier ("on my phone screen")
+    assert not read_goal("how to turn off magnification zoom on my phone screen", kb).titles
+
+
+# --- switches: the final net state, a goal already met --------------------------------------------
+
+NET = screen("Wi-Fi & network", row("Wi‑Fi", False, y=1), row("Wi-Fi calling", False, y=2))
+NET_CALLING_ON = screen("Wi-Fi & network", row("Wi‑Fi", False, y=1), row("Wi-Fi calling", True, y=2))
+STEPS = ["Open Settings.", "Tap Wi-Fi & network.", "Turn on Wi-Fi calling."]
+
+
+def test_switch_turned_on_by_the_page_is_met():
+    traj = trajectory("how to turn on wifi calling", STEPS,
+                      [step(1, HOME, "Wi-Fi & network"), step(2, NET, "Wi-Fi calling")], NET_CALLING_ON)
+    res = JUDGE.judge(traj)
+    assert res.score == 1.0 and res.goal_met_before is False
+    assert res.detail[-1]["goal_control"] == "Wi-Fi calling"
+
+
+def test_switch_turned_on_then_off_again_is_not_on():
+    steps = STEPS + ["Tap Wi-Fi calling again to finish."]
+    traj = trajectory("how to turn on wifi calling", steps,
+                      [step(1, HOME, "Wi-Fi & network"), step(2, NET, "Wi-Fi calling"),
+                       step(3, NET_CALLING_ON, "Wi-Fi calling")], NET)
+    res = JUDGE.judge(traj)
+    assert res.score < 1.0 and "off at the end" in res.detail[-1]["why"]
+
+
+def test_switch_already_on_is_credited_and_recorded():
+    traj = trajectory("how to turn on wifi calling", STEPS,
+                      [step(1, HOME, "Wi-Fi & network"), step(2, NET_CALLING_ON, "Wi-Fi calling", ActionType.WAIT,
+                                                                 noop=True)], NET_CALLING_ON)
+    res = JUDGE.judge(traj)
+    assert res.score == 1.0 and res.goal_met_before is True
+    assert res.detail[-1]["goal_met_before"] is True
+
+
+def test_another_switch_is_not_the_goal():
+    net_wifi_on = screen("Wi-Fi & network", row("Wi‑Fi", True, y=1), row("Wi-Fi calling", False, y=2))
+    traj = trajectory("how to turn on wifi calling", ["Open Settings.", "Tap Wi-Fi & network.", "Turn on Wi-Fi."],
+                      [step(1, HOME, "Wi-Fi & network"), step(2, NET, "Wi‑Fi")], net_wifi_on)
+    assert JUDGE.judge(traj).score < 1.0
+
+
+# --- navigation goals -----------------------------------------------------------------------------
+
+ABOUT = screen("About Phone", row("Android version", y=1, summary="11"), row("Build number", y=2, summary="11.0.4"))
+
+
+def test_see_goal_is_met_when_its_screen_is_reached_and_later_steps_do_not_matter():
+    kb = KnowledgeBase([Card("Android Version", "About Phone", "test")])
+    judge = HeuristicJudge(use_embeddings=False)
+    steps = ["Open Settings.", "Tap About phone.", "Tap Software information.", "Check under Android version."]
+    traj = trajectory("how to check what android version my phone has", steps,
+                      [step(1, HOME, "About Phone")], ABOUT, stop=StopReason.NO_ACTION)
+    # without cards the version row on the reached screen is the thing to see
+    res = judge.judge(traj)
+    assert res.score == 1.0, res.detail[-1]
+    assert any(r.get("after_goal") for r in res.detail[:-1])  # "Software information" is after the goal
+    assert kb.titles("android version") == ["About Phone"]
+
+
+def test_a_bare_link_to_x_is_not_seeing_x():
+    net = screen("Wi-Fi & network", row("Mobile network", y=1), row("Data Usage", y=2))
+    query = "how to check how much mobile data i have used on android"
+    steps = ["Open Settings.", "Tap Wi-Fi & network.", "Tap Mobile network."]
+    traj = trajectory(query, steps, [step(1, HOME, "Wi-Fi & network"), step(2, net, "Mobile network")],
+                      screen("Mobile network", row("Roaming", False, y=1)))
+    assert JUDGE.judge(traj).score < 1.0
+    usage = screen("Data Usage", row("Mobile data usage", y=1, summary="2.1 GB used"))
+    traj = trajectory(query, ["Open Settings.", "Tap Wi-Fi & network.", "Tap Data usage."],
+                      [step(1, HOME, "Wi-Fi & network"), step(2, net, "Data Usage")], usage)
+    assert JUDGE.judge(traj).score == 1.0
+
+
+def test_home_category_is_not_the_goal():
+    apps = screen("Apps & Notifications", row("See all apps", y=1), row("Notifications", y=2))
+    traj = trajectory("how to turn off notifications for one app", ["Open Settings.", "Tap Apps & notifications."],
+                      [step(1, HOME, "Apps & Notifications")], apps)
+    res = JUDGE.judge(traj)
+    assert res.score < 1.0
+    notif = screen("Notifications", row("Allow notification dots", False, y=1))
+    traj = trajectory("how to turn off notifications for one app",
+                      ["Open Settings.", "Tap Apps & notifications.", "Tap Notifications."],
+                      [step(1, HOME, "Apps & Notifications"), step(2, apps, "Notifications")], notif)
+    assert JUDGE.judge(traj).score == 1.0
+
+
+def test_home_category_is_not_the_goal_when_the_episode_starts_on_the_launcher():
+    launcher = screen("Home", row("Settings", y=1), row("Phone", y=2), package="net.oneplus.launcher")
+    apps = screen("Apps & Notifications", row("See all apps", y=1), row("Notifications", y=2))
+    traj = trajectory("how to turn off notifications for one app",
+                      ["Swipe up and tap Settings.", "Tap Apps & notifications."],
+                      [step(0, launcher, "Settings"), step(1, HOME, "Apps & Notifications")], apps)
+    assert JUDGE.judge(traj).score < 1.0
+
+
+def test_informational_last_step_without_the_goal_control_is_not_one():
+    sysm = screen("System", row("Languages & input", y=1), row("Gestures", y=2))
+    traj = trajectory("how to change the language on my android phone",
+                      ["Open Settings.", "Tap System.", "You will see your language options there."],
+                      [step(1, HOME, "System")], sysm)
+    res = JUDGE.judge(traj)
+    assert res.score <= 0.5 and res.detail[-1]["terminal"] is False
+
+
+def test_page_that_skips_every_later_step_without_reaching_the_goal_is_not_one():
+    # an over-eager agent marked the absent setting's step done without acting: nothing reached it
+    traj = trajectory("how to set up a vpn on android phone",
+                      ["Open Settings.", "Tap Wi-Fi & network.", "Tap VPN."],
+                      [step(1, HOME, "Wi-Fi & network"), step(2, NET, None, ActionType.WAIT, noop=True,
+                                                              deviation_kind="skip")], NET)
+    assert JUDGE.judge(traj).score < 1.0
+
+
+# --- dry run --------------------------------------------------------------------------------------
+
+def test_dry_run_of_the_irreversible_confirm_is_credited_and_said():
+    reset = screen("Reset options", row("Erase all data (factory reset)", y=1))
+    erase = screen("Erase all data (factory reset)", row("Erase all data", y=5))
+    traj = trajectory("how to factory reset my android phone",
+                      ["Open Settings.", "Tap System > Reset options.", "Tap Erase all data (factory reset).",
+                       "Tap Erase all data."],
+                      [step(1, HOME, "System"), step(1, reset, "Erase all data (factory reset)"),
+                       step(3, erase, "Erase all data", ActionType.WAIT, noop=True, deviation_kind="dry_run")],
+                      erase)
+    res = JUDGE.judge(traj)
+    assert res.score == 1.0 and res.dry_run
+    assert "did not press" in res.detail[-1]["dry_run"]
+    assert res.detail[3]["deviation"] == "dry_run" and res.detail[3]["effect"] is True

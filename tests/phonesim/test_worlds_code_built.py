@@ -1,0 +1,286 @@
+"""Screens the OnePlus Settings app builds in code, given content from AOSP behaviour (aosp_screens.py).
+
+Every test drives the world imported from the real decoded APK with taps on what the
+dump shows, as a user would; state variables are read only as labels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support_worlds import find, nodes, tap_text, texts
+
+from phonesim.device import SimDevice
+from phonesim.worlds.apk_map import parse_apk
+from phonesim.worlds.apk_world import build_apk_world
+from phonesim.worlds.coverage import apk_coverage
+
+PACKAGE = "com.android.settings"
+
+
+@pytest.fixture(scope="module")
+def imported(shared_dir: Path):
+    uimap = parse_apk(shared_dir / "apps" / "oneplus-settings-android11")
+    doc, world = build_apk_world(uimap, name="oneplus-settings-android11")
+    return uimap, doc, world
+
+
+@pytest.fixture
+def device(imported) -> SimDevice:
+    dev = SimDevice(imported[2])
+    dev.reset(PACKAGE)
+    return dev
+
+
+def _radios(device) -> dict[str, bool]:
+    """Radio rows on screen: title -> checked."""
+    out = {}
+    for row in nodes(device):
+        radio = next((n for n in row.iter("node") if n.get("class") == "android.widget.RadioButton"), None)
+        title = next((n.get("text") for n in row.iter("node") if n.get("resource-id") == "android:id/title"), None)
+        if radio is not None and title and row.get("clickable") == "true":
+            out[title] = radio.get("checked") == "true"
+    return out
+
+
+def _switch_of(device, title: str) -> bool:
+    """The checked state of the Switch in the row titled ``title``."""
+    for row in nodes(device):
+        if row.get("clickable") != "true":
+            continue
+        inner = list(row.iter("node"))
+        if any(n.get("text") == title for n in inner):
+            switch = next((n for n in inner if n.get("class") == "android.widget.Switch"), None)
+            if switch is not None:
+                return switch.get("checked") == "true"
+    raise AssertionError(f"no switch row {title!r}; texts: {texts(device)}")
+
+
+def _tap_row(device, title: str) -> None:
+    """Tap the clickable row that shows ``title`` (not the toolbar title of the same words)."""
+    for row in nodes(device):
+        if row.get("clickable") == "true" and any(n.get("text") == title for n in row.iter("node")):
+            x1, y1, x2, y2 = (int(v) for v in row.get("bounds").replace("][", ",").strip("[]").split(","))
+            device.tap((x1 + x2) // 2, (y1 + y2) // 2)
+            return
+    raise AssertionError(f"no row {title!r}; texts: {texts(device)}")
+
+
+def test_default_apps_lists_the_roles_and_each_picker_offers_the_installed_apps(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "Default Apps")
+    shown = texts(device)
+    for role in ("Browser App", "Home App", "Phone App", "SMS App", "Assist & voice input"):
+        assert role in shown, shown
+    assert "Chrome" in shown  # the row shows the app that holds the role
+    tap_text(device, "Browser App")
+    assert _radios(device) == {"Chrome": True, "Firefox": False}
+    tap_text(device, "Firefox")
+    assert _radios(device) == {"Chrome": False, "Firefox": True}
+    device.key("back")
+    assert "Firefox" in texts(device) and "Chrome" not in texts(device)
+    tap_text(device, "SMS App")
+    assert set(_radios(device)) == {"Messages"}
+
+
+def test_the_digital_assistant_picker_offers_none(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "Default Apps")
+    tap_text(device, "Assist & voice input")
+    tap_text(device, "Default digital assistant app")
+    radios = _radios(device)
+    assert radios["Google"] is True and radios["None"] is False
+
+
+def test_phone_ringtone_opens_a_sound_picker_with_none_and_the_choice_shows_in_the_row(device):
+    tap_text(device, "Sounds & vibration")
+    tap_text(device, "Phone ringtone")
+    radios = _radios(device)
+    assert "None" in radios and sum(radios.values()) == 1 and len(radios) >= 8
+    tap_text(device, "Atria")
+    device.key("back")
+    assert "Atria" in texts(device)
+
+
+def test_the_default_notification_sound_is_one_setting_on_both_screens(device):
+    tap_text(device, "Sounds & vibration")
+    tap_text(device, "Default notification sound")
+    tap_text(device, "Capella")
+    device.key("back")
+    device.key("back")
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "Notifications")
+    tap_text(device, "Advanced")
+    tap_text(device, "Default notification sound")
+    assert _radios(device)["Capella"] is True
+
+
+def test_accounts_lists_accounts_and_add_account_and_remove_asks_to_confirm(device):
+    tap_text(device, "Accounts")
+    shown = texts(device)
+    assert "alex.example@gmail.com" in shown and "Google" in shown and "Add Account" in shown
+    tap_text(device, "alex.example@gmail.com")
+    assert "Account sync" in texts(device)
+    tap_text(device, "Account sync")
+    assert _switch_of(device, "Contacts") is True
+    device.key("back")
+    tap_text(device, "Remove account")
+    assert find(device, "Remove account?") is not None  # the dialog title
+    assert any("delete all of its messages" in t for t in texts(device))
+    confirm = [n for n in nodes(device) if n.get("resource-id") == "android:id/button1"]
+    assert confirm and confirm[0].get("text") == "Remove account"
+    tap_text(device, "Cancel")
+    assert "Account sync" in texts(device)
+    device.key("back")
+    tap_text(device, "Add Account")
+    assert {"Google", "Exchange"} <= set(texts(device))
+
+
+def test_printing_has_the_default_print_service_switch_and_add_service(device):
+    tap_text(device, "Bluetooth & device connection")
+    tap_text(device, "Printing")
+    shown = texts(device)
+    assert "Default Print Service" in shown and "Add Service" in shown and "On" in shown
+    tap_text(device, "Default Print Service")
+    assert _switch_of(device, "Use print service") is True
+    tap_text(device, "Use print service")
+    assert _switch_of(device, "Use print service") is False
+    device.key("back")
+    assert "Off" in texts(device)
+
+
+def test_sim_card_lock_has_the_lock_switch_and_change_pin_greyed_until_locked(device):
+    tap_text(device, "Security & Lock Screen")
+    tap_text(device, "SIM card lock")
+    assert _switch_of(device, "Lock SIM card") is False
+    change = next(n for n in nodes(device) if n.get("clickable") == "true"
+                  and any(c.get("text") == "Change SIM PIN" for c in n.iter("node")))
+    assert change.get("enabled") == "false"
+    tap_text(device, "Lock SIM card")
+    tap_text(device, "Change SIM PIN")
+    assert any(n.get("class") == "android.widget.EditText" for n in nodes(device))
+
+
+def test_app_info_lists_apps_and_each_app_page_has_its_actions_and_pages(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "App info")
+    listed = texts(device)
+    assert {"Chrome", "Gmail", "Camera"} <= set(listed)
+    tap_text(device, "WhatsApp")
+    shown = texts(device)
+    for label in ("WhatsApp", "Uninstall", "Force stop", "Notifications", "Permissions", "Storage & cache"):
+        assert label in shown, (label, shown)
+    tap_text(device, "Uninstall")
+    assert find(device, "Do you want to uninstall this app?") is not None
+    tap_text(device, "Cancel")
+    tap_text(device, "Force stop")
+    assert find(device, "Force stop?") is not None
+    tap_text(device, "Cancel")
+    tap_text(device, "Permissions")
+    assert {"Camera", "Microphone", "Allow only while using the app"} <= set(texts(device))
+    device.key("back")
+    tap_text(device, "Storage & cache")
+    assert {"Clear storage", "Clear cache"} <= set(texts(device))
+    tap_text(device, "Clear storage")
+    assert find(device, "Delete app data?") is not None
+    tap_text(device, "Cancel")
+    device.key("back")
+    tap_text(device, "Mobile Data & Wi‑Fi")
+    assert device.simulator.screen_id == "app_data_usage__com_whatsapp"
+    device.key("back")
+    # as on Android 11, Battery and Open by default sit behind Advanced
+    assert "Battery" not in texts(device)
+    tap_text(device, "Advanced")
+    tap_text(device, "Battery")
+    assert device.simulator.screen_id == "power_usage_detail__com_whatsapp"
+    device.key("back")
+    tap_text(device, "Advanced")
+    tap_text(device, "Open by default")
+    assert device.simulator.screen_id == "installed_app_launch_settings__com_whatsapp"
+
+
+def test_a_preinstalled_app_offers_disable_instead_of_uninstall(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "App info")
+    tap_text(device, "Chrome")
+    shown = texts(device)
+    assert "Disable" in shown and "Uninstall" not in shown
+
+
+def test_an_apps_notification_switch_is_the_same_in_its_page_and_in_the_notifications_list(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "App info")
+    tap_text(device, "Gmail")
+    tap_text(device, "Notifications")
+    assert _switch_of(device, 'All "Gmail" notifications') is True
+    tap_text(device, 'All "Gmail" notifications')
+    assert _switch_of(device, 'All "Gmail" notifications') is False
+    for _ in range(3):
+        device.key("back")
+    tap_text(device, "Notifications")
+    _tap_row(device, "Notifications")  # Recently sent > Notifications: every app with its switch
+    assert _switch_of(device, "Gmail") is False and _switch_of(device, "Chrome") is True
+
+
+def test_app_permissions_opens_the_permission_manager_and_a_choice_is_one_setting_everywhere(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "App Permissions")
+    shown = texts(device)
+    assert {"Camera", "Location", "Microphone", "Files and media"} <= set(shown)
+    tap_text(device, "Camera")
+    assert {"Chrome", "WhatsApp"} <= set(texts(device)) and "Gmail" not in texts(device)
+    tap_text(device, "WhatsApp")
+    assert _radios(device) == {"Allow only while using the app": True, "Ask every time": False, "Deny": False}
+    tap_text(device, "Deny")
+    device.key("back")
+    assert "Deny" in texts(device)
+    device.key("back")  # the permission manager
+    device.key("back")  # Apps & Notifications
+    tap_text(device, "App info")
+    tap_text(device, "WhatsApp")
+    tap_text(device, "Permissions")
+    tap_text(device, "Camera")  # the app's own Permissions page opens the same choice
+    assert _radios(device)["Deny"] is True
+
+
+def test_install_unknown_apps_lists_the_apps_that_ask_and_each_has_its_switch(device):
+    tap_text(device, "Apps & Notifications")
+    tap_text(device, "Special App Access")
+    tap_text(device, "Install unknown apps")
+    shown = texts(device)
+    assert {"Chrome", "Firefox", "WhatsApp"} <= set(shown) and "Camera" not in shown
+    assert "Not allowed" in shown
+    tap_text(device, "Firefox")
+    assert _switch_of(device, "Allow from this source") is False
+    tap_text(device, "Allow from this source")
+    device.key("back")
+    assert "Allowed" in texts(device)
+    tap_text(device, "Chrome")
+    assert _switch_of(device, "Allow from this source") is False  # one switch per app
+
+
+def test_coverage_counts_the_built_screens_and_the_links_they_close(imported):
+    uimap, doc, world = imported
+    report = apk_coverage(uimap, world)
+    built = report["built_from_aosp_behaviour"]
+    assert built["screens"] == built["new_screens"] + built["per_app_or_account_copies"] + built["filled_xml_screens"]
+    assert built["reachable_from_home"] == built["screens"] > 0
+    closed = {(b["screen"], b["element"]) for b in report["built_links"]}
+    assert {("app_and_notification", "Default Apps"), ("security_dashboard_settings", "SIM card lock"),
+            ("app_and_notification", "App info"), ("sound_settings", "Phone ringtone")} <= closed
+    still_open = {(u["screen"], u["element"]) for u in report["unresolved"]}
+    assert not closed & still_open
+    # links to other apps' screens that AOSP does not describe stay unresolved, with their reason
+    assert ("network_and_internet", "Wi-Fi calling") in still_open
+
+
+def test_the_world_records_where_built_content_comes_from(imported):
+    _, doc, _ = imported
+    screens = {s["id"]: s for s in doc["screens"]}
+    assert "DefaultAppPickerFragment" in screens["default_browser_settings"]["source"]
+    assert "AccountPreferenceController" in screens["accounts_dashboard_settings"]["source"]
+    browser_var = next(n["var"] for n in screens["default_browser_settings"]["nodes"] if n.get("kind") == "radio")
+    assert "assumed" in doc["state"][browser_var]["description"]
+    # an XML screen the app does not fill in code keeps no source
+    assert "source" not in screens["display_settings"]
