@@ -32,14 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from phonesim.expr import Expr, ExprError, Template, compile_expr, compile_template
 from verirank_core.errors import WorldError
+from verirank_core.resources import WORLDS_DIR
 
 __all__ = [
     "WORLDS_DIR", "VarSpec", "Effect", "Node", "Screen", "AppSpec", "LauncherApp", "DeviceSpec",
     "StyleSpec", "Goal", "World", "load_world", "resolve_world", "list_worlds", "parse_world",
 ]
 
-#: bundled worlds (data only; datasets/ is never a Python package)
-WORLDS_DIR = Path(__file__).resolve().parents[1] / "datasets" / "worlds"
 
 
 class _Model(BaseModel):

@@ -28,15 +28,20 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 from phonesim.worlds.uimap import MapElement, MapScreen, UIMap, Unresolved
 
-if TYPE_CHECKING:  # the APK parser imports this module
-    from phonesim.worlds.apk_map import StringTable
-
 __all__ = ["InstalledApp", "INSTALLED_APPS", "ACCOUNTS", "SOUNDS", "CODE_LINKS", "PICKERS",
            "add_code_built_screens", "app_slug"]
+
+
+
+class StringTable(Protocol):
+    """The APK's strings as ``apk_map.StringTable`` gives them (a protocol: the APK parser imports this module)."""
+
+    def plain(self, name: str) -> str: ...
+
 
 _S = "AOSP packages/apps/Settings (Android 11) "
 SRC_DEFAULT_APPS = _S + "applications/DefaultAppSettings.java: getPreferenceScreenResId() is R.xml.app_default_settings"
