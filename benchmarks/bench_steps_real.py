@@ -65,11 +65,11 @@ class Stage1:
     """Clean, extract (heuristic) and ground one page, the way ``extract_one`` does."""
 
     def __init__(self):
-        from verirank_core.config import load_config
+        from verirank_core.config import RunConfig
         from verirank_core.embed import default_encoder
         from extraction.heuristic import HeuristicExtractor
 
-        self.config = load_config()
+        self.config = RunConfig()  # the extraction defaults (configs/default.yaml sets the same)
         self.encoder = default_encoder()
         self.extractor = HeuristicExtractor(self.config.extraction.extract, self.encoder)
 

@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 ResetMode = Literal["force-stop", "pm-clear", "snapshot"]
 
 DUMP_PATH = "/sdcard/window_dump.xml"
-KEYCODES: dict[str, str] = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER"}
+KEYCODES: dict[str, str] = {"back": "KEYCODE_BACK", "home": "KEYCODE_HOME", "enter": "KEYCODE_ENTER",
+                             "menu": "KEYCODE_MENU"}
 #: transient ``uiautomator dump`` failures worth retrying (busy UI, window changing)
 TRANSIENT_DUMP_ERRORS = ("could not get idle state", "null root node", "ERROR:")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

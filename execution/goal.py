@@ -69,13 +69,30 @@ def words_of(text: str) -> list[str]:
     t = re.sub(r"\bset\s+up\b", "setup", t)
     out = []
     for w in re.findall(r"[a-z0-9]+", t):
+        if w in _STOP:
+            continue
         w = _STEMS.get(w, w)
         if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
             w = w[:-1]
         w = _STEMS.get(w, w)
+        # "unlocking" / "unlock", "charging" / "charged": one word
+        if len(w) > 5 and w.endswith("ing"):
+            w = w[:-3]
+        elif len(w) > 5 and w.endswith("ed"):
+            w = w[:-2]
         if w and w not in _STOP:
             out.append(w)
     return out
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Equal, or one a clipped form of the other ("auto" / "automatically")."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+
+def _matched(label_words: set[str], words: frozenset[str]) -> set[str]:
+    """The label's words that are one of ``words``."""
+    return {w for w in label_words if any(_same_word(w, x) for x in words)}
 
 
 @dataclass(frozen=True)
@@ -195,11 +212,11 @@ def fit(goal: Goal, label: str) -> float:
     lw = set(words_of(label))
     if not lw or not (lw - _GENERIC):
         return 0.0
-    extra = lw - goal.words - goal.context - _GENERIC
+    extra = lw - _matched(lw, goal.words | goal.context) - _GENERIC
     best = 0.0
     for head in (goal.words, *goal.alternatives):
-        n = len(lw & head)
-        share = n / len(head)
+        n = len(_matched(lw, head))
+        share = min(1.0, n / len(head))
         if extra and not (len(extra) == 1 and n >= 2):
             # a word the question does not say names another setting; one extra word next to
             # two of the head's may be a rewording ("Use 24-hour format" for "24-hour time")
@@ -207,6 +224,10 @@ def fit(goal: Goal, label: str) -> float:
         # the whole head, or most of a longer one ("Screen lock" for "screen lock pin")
         if share >= 0.99 or (n >= 2 and share >= 0.6):
             best = max(best, share * (0.9 if extra else 1.0))
+    if not extra and len(lw) >= 3 and _matched(lw, goal.words):
+        # a long name made only of the question's words ("Swipe fingerprint for notifications" for
+        # "swipe the fingerprint sensor to see notifications", "Shortcut from Lock Screen")
+        best = max(best, 0.9)
     return best
 
 

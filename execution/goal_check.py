@@ -8,14 +8,17 @@ agent recorded (never a world's goals):
    The best-named label is the goal control. A row of the app's home screen (a
    category such as "Apps & Notifications") is the goal only when it says exactly
    what the question asks, or a card names it for the question's whole head
-   ("android version" -> "About Phone").
+   ("android version" -> "About Phone"). A switch named after the asked action
+   ("Turn off when charged") is the goal and must be on; a goal row that opens a
+   switch page ("Dark mode") is read through that page's main switch ("Manual").
 2. **Reached.** A switch the question wants on or off is read in its *final net
    state* (the last screen that shows it), and whether it already was so on the
    first screen that showed it (``met_before``). Anything else (open, see, change,
-   a row that opens its own page) is reached when the page's steps tapped it, or a screen
-   titled like it was reached; "check/see X" when a screen showing X was reached. "Set X to V" needs V
-   chosen or shown as X's summary. A dry run (the irreversible confirm reached,
-   visible and enabled, not pressed) reaches its own control.
+   a row that opens its own page) is reached when the page's steps tapped it, or a
+   screen titled like it was reached; "check/see X" when a screen showing X was
+   reached. "Set X to V" needs V chosen or shown as X's summary. A dry run (the
+   irreversible confirm reached, visible and enabled, not pressed) reaches its own
+   control.
 3. **By the page.** The action that reached it must serve one of the page's steps
    and not be a repair the page did not state (UI map, blind search): the page's
    steps have to lead there.
@@ -23,7 +26,7 @@ agent recorded (never a world's goals):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
 from execution.distill import Control
@@ -75,6 +78,31 @@ def _score(goal: Goal, label: str, on_home: bool) -> float:
     return best
 
 
+def _score_control(goal: Goal, c: Control, on_home: bool) -> float:
+    """A control's score: its label, else (a switch) its description ("Discoverable": "Visible to
+    all nearby Bluetooth devices" for "make my phone visible to other bluetooth devices")."""
+    sc = _score(goal, c.label, on_home)
+    if not sc and c.checked is not None and c.summary and not on_home:
+        sc = 0.9 * fit(goal, c.summary)
+    return sc
+
+
+def _names_the_action(goal: Goal, label: str) -> bool:
+    """A switch named after the asked action and its condition ("Turn off when charged")."""
+    lab = normalise(label)
+    lead = "turn on " if goal.want == "on" else "turn off " if goal.want == "off" else None
+    if lead is None or not lab.startswith(lead):
+        return False
+    rest = set(words_of(lab[len(lead):]))
+    return bool(rest) and rest <= goal.context and bool(rest - goal.words)
+
+
+def _main_switch(s: Screen) -> Optional[Control]:
+    """The switch at the top of a screen (a switch bar: "Use Dark theme", "Manual"), if it has one."""
+    body = [c for c in s.controls if c.role != "scrollable" and normalise(c.label) not in ("navigate up", "back")]
+    return body[0] if body and body[0].checked is not None else None
+
+
 def _same(a: str, b: str) -> bool:
     return bool(a) and bool(b) and normalise(a) == normalise(b)
 
@@ -107,13 +135,25 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
         for c in s.controls:
             if c.role == "scrollable" or not c.label:
                 continue
-            sc = _score(goal, c.label, on_home(s))
+            sc = _score_control(goal, c, on_home(s))
             if sc > best + 1e-9:
                 best, labels = sc, {normalise(c.label)}
             elif sc and abs(sc - best) <= 1e-9:
                 labels.add(normalise(c.label))
+    # "turn off battery saver when charged": the switch named after the turning-off ("Turn off when
+    # charged") is the goal, and it must be on
+    named = {normalise(c.label) for s in seq for c in s.controls
+             if c.checked is not None and _names_the_action(goal, c.label)}
+    if named:
+        best, labels = 1.0, named
+        goal = replace(goal, want="on")
     if not labels and similar is not None:
-        pool = [c for s in seq if not on_home(s) for c in s.controls if c.role != "scrollable" and c.label]
+        # a rewording ("Dark theme" for "dark mode") or an option ("Dark"); never a row named by a
+        # part of the question's own name, which is a parent or a place ("Accessibility" for "the
+        # accessibility shortcut")
+        question = goal.words | goal.context
+        pool = [c for s in seq if not on_home(s) for c in s.controls if c.role != "scrollable" and c.label
+                and (c.checked is not None or not set(words_of(c.label)) <= question)]
         near = similar(goal.phrase, pool) if pool else None
         if near is not None:
             best, labels = 0.5, {normalise(near.label)}
@@ -126,6 +166,13 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
         if dry is not None:
             return dry
         return GoalCheck(None, False, None, None, f"no control named like {goal.phrase!r} on any screen")
+    if goal.want in ("on", "off") and not any(
+            c.checked is not None and normalise(c.label) in labels for s in seq for c in s.controls):
+        # a goal row that opens its own page ("Dark mode"): a switch page's main switch is the goal
+        pages = [seq[i] for i in titled] + [s for s in seq if normalise(s.title) in labels]
+        main = next((m for p in pages for m in [_main_switch(p)] if m is not None), None)
+        if main is not None:
+            labels = {normalise(main.label)}
 
     def is_goal(label: Optional[str]) -> bool:
         return bool(label) and normalise(label or "") in labels

@@ -139,9 +139,9 @@ class HeuristicJudge(Judge):
         matcher = Matcher(self.use_embeddings)
         kb = None
         if self.use_knowledge:
-            from execution.knowledge.cards import knowledge_for_world
+            from execution.knowledge.cards import knowledge_for_trajectory
 
-            kb = knowledge_for_world(traj.world)
+            kb = knowledge_for_trajectory(traj)  # by the world, else by the identity the phone reported
         screens = [_screen_of_step(r) for r in traj.steps]
         final = _final_screen(traj)
 
@@ -154,8 +154,8 @@ class HeuristicJudge(Judge):
         check: Optional[GoalCheck] = None
         if goal is not None:
             def similar(phrase: str, pool: list[Control]) -> Optional[Control]:
-                m = matcher.best(phrase, pool, self.match_threshold)
-                return m.control if m else None
+                ranked = matcher.rank(phrase, pool)
+                return ranked[0].control if ranked and ranked[0].score >= self.match_threshold else None
 
             check = check_goal(goal, traj.steps, screens, final, similar if self.use_embeddings else None, traj.app)
             terminal, why = check.reached, check.why

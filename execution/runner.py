@@ -961,6 +961,19 @@ def execute_run(
             if appender.append(result):
                 on_done(result.status)
         todo = [j for j in jobs if not appender.done(j.key)]
+        # pages verified by an earlier run, unchanged, on a device like these: recorded from the
+        # verdict cache, run on no device (execution/verdict_cache.py)
+        from execution.verdict_cache import VerdictReuse
+
+        verdicts = VerdictReuse.open(run.path, config, opener=opener or device_opener(config), route=spec_for,
+                                     injected=parts_factory is not None or llm_client is not None)
+        if verdicts is not None:
+            reused, todo = verdicts.take(todo)
+            for page in (PageOutput.of(*verdict) for verdict in reused):
+                trajectories.append(page.trajectory)
+                if appender.append_line(page.key, page.row):
+                    on_done(page.status)
+            counts["reused"] = len(reused)
         executor = choose_executor(config, injected=opener is not None or parts_factory is not None,
                                    pages=len(todo))
         if executor == "processes":
@@ -991,6 +1004,9 @@ def execute_run(
                 run_pool(todo, config, make_slot, finish)
     if bar is not None:
         bar.close()
+    if verdicts is not None:  # the pages run now, for the runs to come
+        verdicts.store(todo)
+        verdicts.close()
     return counts
 
 
@@ -1034,7 +1050,7 @@ class ExecuteStage:
         # not the records
         execution = cfg.execution.model_dump(mode="json", exclude={
             "devices", "executor", "process_min_pages", "ray_address", "ray_num_cpus", "max_attempts",
-            "vector_cache", "vector_cache_max_texts"})
+            "vector_cache", "vector_cache_max_texts", "verdict_cache", "reuse", "verdict_max_age_days"})
         uses_llm = "llm" in (cfg.execution.predictor, cfg.execution.judge)
         return {"execution": execution, "llm": digest(cfg.llm) if uses_llm else None}
 

@@ -343,8 +343,10 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                 stop = current[n + 1][0] if not last else len(snippets)
                 other = current[n + 1][0] if not last else current[n - 1][0]
                 scope = _common(snippets[i].xpath, snippets[other].xpath)
-                # the last step's body is as long as the longest before it: what follows is the article's end
-                body = _step_body(snippets, i, stop, longest if last else _MAX_PIECES, scope)
+                # the last step's body is about as long as the longest before it (none if they had none):
+                # what follows is the article's end
+                limit = (max(longest, 3) if longest else 0) if last else _MAX_PIECES
+                body = _step_body(snippets, i, stop, limit, scope)
                 longest = max(longest, len(body))
                 end = max([end] + body)
                 steps.append(_join([rest] + [snippets[j].text for j in body]))
@@ -555,6 +557,7 @@ def _instruction_sentences(text: str) -> list[str]:
         return chains[:1]
     first = _paragraph_start([(0, t) for t in sentences], flags.index(True))
     last = len(flags) - 1 - flags[::-1].index(True)
+    last = _telling_end([(0, t) for t in sentences], last, ["p"] * len(sentences))
     return sentences[first:last + 1]
 
 
@@ -606,6 +609,21 @@ def _paragraph_start(sentences: Sequence[tuple[int, str]], first: int, most: int
     return start if start == 0 or sentences[start - 1][0] != sentences[first][0] else first
 
 
+#: at most this many sentences after the last instruction still belong to it
+_TRAILING = 6
+
+
+def _telling_end(sentences: Sequence[tuple[int, str]], last: int, xpaths: Sequence[str]) -> int:
+    """Where the telling ends: the sentences after the last instruction in its own container
+    ("It's toward the bottom of the screen.", the options it offers), at most ``_TRAILING``."""
+    end = last
+    while (end + 1 < len(sentences) and end - last < _TRAILING
+           and _parent(xpaths[end + 1]) == _parent(xpaths[last])
+           and not sentences[end + 1][1].rstrip().endswith("?")):
+        end += 1
+    return end
+
+
 def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """A how-to told as prose: the sentences of consecutive paragraphs, one step per sentence.
 
@@ -625,6 +643,7 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             if sum(flags) >= 2:
                 first, last = flags.index(True), len(flags) - 1 - flags[::-1].index(True)
                 first = _paragraph_start(sentences, first)
+                last = _telling_end(sentences, last, [snippets[i].xpath for i, _ in sentences])
                 kept = sentences[first:last + 1]
                 if len({i for i, _ in kept}) >= 2:  # one paragraph alone is an imperative block
                     blocks.append(Block("prose", [t for _, t in kept], [i for i, _ in kept]))
@@ -681,7 +700,7 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             for n, i in enumerate(run):
                 last = n + 1 == len(run)
                 stop = run[n + 1] if not last else len(snippets)
-                body = _step_body(snippets, i, stop, max(longest, 2) if last else 12)
+                body = _step_body(snippets, i, stop, max(longest, 3) if last else 12)
                 longest = max(longest, len(body))
                 end = max([end] + body)
                 steps.append(_join([snippets[i].text] + [snippets[j].text for j in body]))

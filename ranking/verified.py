@@ -24,7 +24,7 @@ from verirank_core.errors import ConfigError
 
 __all__ = [
     "VerificationFacts", "RULES", "facts_from_execution", "is_verified", "verify_facts",
-    "verified_map", "device_label", "summarize",
+    "verified_map", "device_label", "reused_label", "summarize",
 ]
 
 
@@ -114,6 +114,20 @@ def device_label(execution: ExecutionResult) -> str:
     return name + (f" ({', '.join(facts)})" if facts else "")
 
 
+def reused_label(execution: ExecutionResult) -> str:
+    """Where and when a verdict from the verdict cache was made, e.g. ``OnePlus IN2013, Android 11,
+    com.android.settings 11, on 2026-11-18`` (a simulator adds its world: ``Pixel 6 (world w)``)."""
+    name = execution.device_model or execution.device or "device"
+    if execution.world:
+        name += f" (world {execution.world})"
+    facts = [name]
+    if execution.os_version:
+        facts.append(f"Android {execution.os_version}")
+    if execution.app_version:
+        facts.append(f"{execution.app or 'app'} {execution.app_version}")
+    return ", ".join(facts) + f", on {(execution.verified_at or '')[:10]}"
+
+
 def summarize(execution: Optional[ExecutionResult], verified: bool) -> str:
     """A short human-readable line, e.g. ``verified on android13-settings v13: 4/4 steps, completed``."""
     if execution is None:
@@ -124,4 +138,5 @@ def summarize(execution: Optional[ExecutionResult], verified: bool) -> str:
         return "not executed: device failed" + (f" ({execution.reason})" if execution.reason else "")
     stop = execution.stop_reason.value if execution.stop_reason else "stopped"
     head = "verified" if verified else "not verified"
-    return f"{head} on {device_label(execution)}: {_acted_steps(execution)}/{execution.n_instructions} steps, {stop}"
+    where = reused_label(execution) if execution.reused and execution.verified_at else device_label(execution)
+    return f"{head} on {where}: {_acted_steps(execution)}/{execution.n_instructions} steps, {stop}"

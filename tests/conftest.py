@@ -23,6 +23,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("VERIRANK_NO_PROGRESS", "1")
+# no verdict from the per-user cache (or from another test): every test runs its pages
+# (tests/execution/test_verdict_cache.py turns it on, with a file of its own)
+os.environ.setdefault("VERIRANK_VERDICT_CACHE", "off")
 
 # tests/support is importable as `verirank_testsupport` without shadowing anything
 _SUPPORT = Path(__file__).resolve().parent / "support"

@@ -151,6 +151,15 @@ class ExecutionConfig(_Section):
     vector_cache: str | None = "cache/vectors.sqlite"
     #: the file keeps the newest this many texts (1.5 kB each)
     vector_cache_max_texts: int = Field(100_000, ge=1)
+    #: SQLite file of verdicts kept between runs (docs/agent.md, "Verdicts are reused"): a page whose
+    #: steps, query, device model, Android and app version, agent, judge and knowledge are unchanged
+    #: takes its stored verdict and trajectory and touches no device. ``~`` is the user's home, a
+    #: relative path is under the run, null turns it off; $VERIRANK_VERDICT_CACHE overrides it ("off": off)
+    verdict_cache: str | None = "~/.cache/verirank/verdicts.sqlite"
+    #: read stored verdicts (``--no-reuse`` sets false: every page runs, and its verdict is stored anew)
+    reuse: bool = True
+    #: a stored verdict older than this many days is not reused (null: any age)
+    verdict_max_age_days: float | None = Field(30.0, ge=0)
     #: Ray executor: address of an existing cluster (None = local ``ray.init``)
     ray_address: str | None = None
     ray_num_cpus: int = Field(2, ge=1)

@@ -226,3 +226,8 @@ class ExecutionResult(Record):
     trajectory: Optional[str] = None
     attempts: int = 0
     elapsed_s: float = 0.0
+    #: the verdict was taken from the verdict cache, made by an earlier run on a device of the same
+    #: model, Android and app version with the same agent and judge (no device ran it this time)
+    reused: bool = False
+    #: when a reused verdict was made (ISO 8601, UTC); None for a page run in this run
+    verified_at: Optional[str] = None

@@ -1,109 +1,57 @@
-"""The embedded default predictor: read the step, find its target on screen, act.
+"""The embedded default predictor: follow the page plan, find each item on screen, act.
 
-For the current instruction step the predictor parses a list of intents
-(``execution/predict/steps.py``) and works through them one at a time:
+The page is read once into a :class:`~execution.predict.plan.PagePlan` (ordered named items
+with their intents, ``execution/predict/steps.py``). ``predict`` takes the current item and
+``_follow`` tries, in this order:
 
-* ``open X``: satisfied when the foreground app is X (or the episode was
-  started in the page's app and nothing has happened yet); else tap an icon
-  labelled X, else launch a known package;
-* ``tap X`` / ``long_press X``: the best-matching control; satisfied when
-  the screen's title already is X;
-* ``toggle X on|off``: the matching switch is tapped only if it is not
-  already in the asked state (else the step is satisfied without acting,
-  and that is recorded); a row without a switch is opened and the switch
-  on the next screen is set;
-* ``set X to V`` / ``select V``: tap the option V if visible (satisfied if
-  it is already checked or X's summary already shows V), else open X;
-* ``type V [in X]``: type into the matching, focused or first edit field
-  (credentials come from ``extra["credentials"]``, never from the page);
-* ``scroll``, ``back``, ``home``, ``enter``: the gesture or key.
+1. the page's other choice ("To turn off, ..." after "To turn on, ..."): not done (``alternative``);
+2. a step outside the app ("From the home screen, tap Apps"): done when already in the app;
+3. the item's condition ("If you don't see X, tap Y": satisfied when X is on screen);
+4. **lookahead**: the item is absent or only loosely there and the next named item is visible:
+   skip to it (``skip``), never past a setting or the page's last named item;
+5. a knowledge card when unsure (``knowledge``), then the item itself:
 
-When a target is not on screen and the episode has a UI map
-(``ctx.ui_map``, see ``execution/predict/uimap.py``), the predictor first
-follows the map's shortest route to a screen that shows it (open the parent
-screen, expand "Advanced", scroll to the next row, or go back first), at most
-``ui_map_max_actions`` actions per intent. Otherwise, or when the map cannot
-help, it *searches*: it swipes down the main list (up to ``max_scrolls``,
-stopping early when the list stops moving), swipes back to the top, then
-presses back (up to ``max_backs``) and searches again. Every such action is
-flagged as a deviation. When nothing is left it returns None and leaves the
-reason in ``ctx.memory["stuck_reason"]``.
+   * ``open X``: satisfied when the foreground app is X; else tap an icon X, else launch it;
+   * ``tap X`` / ``long_press X``: the best-matching control; satisfied when the screen's title is X;
+   * ``toggle X on|off``: tapped only if not already in the asked state; a row without a switch
+     is opened and the switch on the next screen is set;
+   * ``set X to V`` / ``select V``: tap the option V if visible (satisfied if checked or shown as
+     the row's summary), else open X;
+   * ``type V [in X]``: type into the matching, focused or first edit field (values come from
+     ``extra["credentials"]``, never from the page);
+   * ``scroll``, ``back``, ``home``, ``enter``: the gesture or key;
 
-The per-episode state (which intent of the step is next, the search
-counters) lives in ``ctx.memory``, so one predictor object can serve many
-episodes and threads at once.
+6. the page's alternatives ("A or B", ``alternative``), a placeholder ("the app you want",
+   ``placeholder``), an unmet condition (satisfied), a card title seen after nothing matched,
+   an "Advanced" row that hides the item (``expand``), the home-screen counterpart;
+7. repairs: the UI map (``ui_map``, off by default), the blind search (scroll down, back up, go
+   back: ``scroll``/``search``) and reflection (go back once and retry the earlier step's
+   runner-up: ``reflection``). An item found only after going back is recorded as that repair.
+
+When nothing is left it returns None and leaves the reason in ``ctx.memory["stuck_reason"]``.
+All per-episode state is the typed :class:`~execution.predict.plan.PlanState` in
+``ctx.memory["heuristic"]``, so one predictor object can serve many episodes and threads.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
+from execution.predict.moves import Act, Satisfied, Skip
+from execution.predict.repairs import ROUTABLE as _ROUTABLE, Repairs
+from execution.predict.gestures import KNOWN_APPS, control_action, main_scrollable, swipe_action
 from execution.predict.match import Match, Matcher, _tokens, lexical_score, normalise
-from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState, SearchPhase,
-                                   SearchState)
+from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState)
 from execution.predict.steps import Intent
 from verirank_core.execution_config import AgentConfig, HeuristicPredictorConfig
 from verirank_core.execution_records import Action, ActionType, DeviationKind
 from execution.uicontext import UIContext
 
 __all__ = ["HeuristicPredictor", "KNOWN_APPS", "swipe_action"]
-
-#: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
-KNOWN_APPS = {
-    "settings": "com.android.settings",
-    "chrome": "com.android.chrome",
-    "google chrome": "com.android.chrome",
-    "maps": "com.google.android.apps.maps",
-    "google maps": "com.google.android.apps.maps",
-    "youtube": "com.google.android.youtube",
-    "gmail": "com.google.android.gm",
-    "photos": "com.google.android.apps.photos",
-    "google photos": "com.google.android.apps.photos",
-    "play store": "com.android.vending",
-    "google play store": "com.android.vending",
-    "phone": "com.google.android.dialer",
-    "messages": "com.google.android.apps.messaging",
-    "clock": "com.google.android.deskclock",
-    "calendar": "com.google.android.calendar",
-    "camera": "com.android.camera2",
-    "contacts": "com.google.android.contacts",
-    "files": "com.google.android.apps.nbu.files",
-}
-
-
-#: intents whose target the UI map can route to
-_ROUTABLE = frozenset({"open", "tap", "long_press", "toggle", "set", "select"})
-
-
-@dataclass
-class _Act:
-    action: Action
-    done: bool
-    control_id: Optional[int] = None
-    deviation: bool = False
-    expect_change: bool = True
-    #: ``DeviationKind`` value when ``deviation``
-    kind: Optional[str] = None
-
-
-@dataclass
-class _Satisfied:
-    why: str
-    #: a ``DeviationKind`` value when satisfying the item went beyond the page (an alternative not taken)
-    kind: Optional[str] = None
-
-
-@dataclass
-class _Skip:
-    """Lookahead: the item is absent (or only loosely there) and a later named item is visible."""
-
-    why: str
-    to: PlanItem
 
 
 #: words that say nothing about which category a name means (docs/agent.md, home-screen counterparts)
@@ -116,48 +64,7 @@ def _distinctive(name: str) -> frozenset[str]:
     return _tokens(name) - _NOT_DISTINCTIVE
 
 
-def _control_action(kind: ActionType, c: Control, why: str) -> Action:
-    x, y = c.center
-    return Action(
-        type=kind, x=x, y=y, target_label=c.label, target_resource_id=c.resource_id or None,
-        target_bounds=list(c.bounds), rationale=why,
-    )
-
-
-def main_scrollable(ui: UIContext) -> Optional[Control]:
-    """The largest scrollable container on screen."""
-    best, area = None, 0
-    for c in ui.controls:
-        if "swipe_down" in c.actions:
-            x1, y1, x2, y2 = c.bounds
-            a = (x2 - x1) * (y2 - y1)
-            if a > area:
-                best, area = c, a
-    return best
-
-
-def swipe_action(ui: UIContext, direction: str, why: str, container: Optional[Control] = None) -> Action:
-    """A swipe that scrolls ``container`` (or the screen) so content moves ``direction``.
-
-    "down" shows what is further down the list: the finger moves up.
-    """
-    if container is not None:
-        x1, y1, x2, y2 = container.bounds
-    else:
-        x1, y1, x2, y2 = 0, 0, ui.width, ui.height
-    x = (x1 + x2) // 2
-    h = y2 - y1
-    lo, hi = y1 + int(h * 0.25), y1 + int(h * 0.75)
-    start, end = (hi, lo) if direction == "down" else (lo, hi)
-    return Action(
-        type=ActionType.SWIPE, x=x, y=start, x2=x, y2=end,
-        target_label=container.label if container else None,
-        target_bounds=list(container.bounds) if container else None,
-        text=direction, rationale=why,
-    )
-
-
-class HeuristicPredictor(ActionPredictor):
+class HeuristicPredictor(Repairs, ActionPredictor):
     """Rule-based action prediction over distilled controls (no model server needed)."""
 
     name = "heuristic"
@@ -233,9 +140,9 @@ class HeuristicPredictor(ActionPredictor):
                 return self._noop(ctx, why, matcher)
             item = items[st.pos]
             result = self._follow(item, ctx, st, matcher)
-            if isinstance(result, _Skip):
+            if isinstance(result, Skip):
                 return self._skip_to(result, ctx, st, matcher, notes)
-            if isinstance(result, _Satisfied):
+            if isinstance(result, Satisfied):
                 st.pos += 1
                 st.next_item()
                 if result.kind is not None:
@@ -265,11 +172,11 @@ class HeuristicPredictor(ActionPredictor):
             )
 
     def _follow(self, item: PlanItem, ctx: PredictContext, st: PlanState,
-                matcher: Matcher) -> Union[_Act, _Satisfied, _Skip, None]:
+                matcher: Matcher) -> Union[Act, Satisfied, Skip, None]:
         """The next move for one plan item, trying the page's own reading first, repairs last."""
         intent = item.intent
         if item.alternative_of is not None:
-            return _Satisfied(f"{intent.describe()} is the page's other choice to "
+            return Satisfied(f"{intent.describe()} is the page's other choice to "
                               f"step {item.alternative_of[0] + 1}; that one was followed",
                               kind=DeviationKind.ALTERNATIVE.value)
         outside = self._outside_app(item, ctx)
@@ -279,7 +186,7 @@ class HeuristicPredictor(ActionPredictor):
             # reflection went back a screen: only the earlier step's runner-up is tried there, never
             # the current item itself (found there, the page's route would not have led to it)
             return self._reflect(intent, ctx, st, matcher)
-        result: Union[_Act, _Satisfied, _Skip, None] = self._condition(intent, ctx, matcher)
+        result: Union[Act, Satisfied, Skip, None] = self._condition(intent, ctx, matcher)
         if result is None:
             result = self._lookahead(item, ctx, st, matcher)
         if result is None:
@@ -290,7 +197,7 @@ class HeuristicPredictor(ActionPredictor):
             # "Tap Security or Security & location": any name the page offers is the page's word
             if alt != intent.target:
                 result = self._plan(dataclasses.replace(intent, target=alt, alternatives=()), ctx, st, matcher)
-                if isinstance(result, _Act):
+                if isinstance(result, Act):
                     result.deviation, result.kind = True, DeviationKind.ALTERNATIVE.value
                     result.action.rationale = f"the page's alternative {alt!r}: {result.action.rationale}"
                 if result is not None:
@@ -299,7 +206,7 @@ class HeuristicPredictor(ActionPredictor):
             # only on the screen the page led to, never on one a repair went back to
             result = self._placeholder(intent, ctx, matcher)
         if result is None and intent.condition:
-            result = _Satisfied(f"if {intent.condition}: {intent.describe()} is not on this screen; "
+            result = Satisfied(f"if {intent.condition}: {intent.describe()} is not on this screen; "
                                 "the condition does not apply")
         if result is None:
             result = self._knowledge(intent, ctx, st, matcher, before=False)
@@ -313,7 +220,7 @@ class HeuristicPredictor(ActionPredictor):
             result = self._search(intent, ctx, st)
         if result is None:
             result = self._reflect(intent, ctx, st, matcher)
-        if isinstance(result, _Act) and not result.deviation and result.action.type != ActionType.WAIT:
+        if isinstance(result, Act) and not result.deviation and result.action.type != ActionType.WAIT:
             # found only after a repair went back a screen: the page's route did not lead here
             repair = (DeviationKind.REFLECTION if st.reflection.phase is not None
                       else DeviationKind.SEARCH if st.item.search.backs else None)
@@ -354,28 +261,28 @@ class HeuristicPredictor(ActionPredictor):
 
     def _plan(
         self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher
-    ) -> Union[_Act, _Satisfied, None]:
+    ) -> Union[Act, Satisfied, None]:
         ui = ctx.ui
         kind = intent.kind
         if kind in ("back", "home", "enter"):
-            return _Act(Action(type=ActionType(kind), rationale=f"step says {kind}"), done=True)
+            return Act(Action(type=ActionType(kind), rationale=f"step says {kind}"), done=True)
         if kind == "open":
             return self._open(intent, ctx, matcher)
         if kind in ("tap", "long_press"):
             m = self._best(intent.target or "", ui, matcher)
             if m and m.how == "summary" and normalise(m.control.label) == "advanced":
                 # AndroidX's "Advanced" row lists the rows it hides: expand it, then tap the target
-                return _Act(_control_action(ActionType.CLICK, m.control,
+                return Act(control_action(ActionType.CLICK, m.control,
                                             f"{intent.target!r} is hidden under {m.control.label!r}: expand it"),
                             done=False, control_id=m.control.id, deviation=True, kind=DeviationKind.EXPAND.value)
             if m and m.how == "summary":
                 m = None  # a row whose summary mentions the name is a menu the page does not name
             if m:
                 t = ActionType.CLICK if kind == "tap" else ActionType.LONG_PRESS
-                return _Act(_control_action(t, m.control, f"{kind} {m.control.label!r} (matches {intent.target!r}, {m.how} {m.score:.2f})"),
+                return Act(control_action(t, m.control, f"{kind} {m.control.label!r} (matches {intent.target!r}, {m.how} {m.score:.2f})"),
                             done=True, control_id=m.control.id)
             if intent.target and ui.title and lexical_score(intent.target, ui.title) >= 0.9:
-                return _Satisfied(f"already on the {ui.title!r} screen")
+                return Satisfied(f"already on the {ui.title!r} screen")
             return None
         if kind == "toggle":
             return self._toggle(intent, ctx, st, matcher)
@@ -400,21 +307,21 @@ class HeuristicPredictor(ActionPredictor):
     def _open(self, intent: Intent, ctx: PredictContext, matcher: Matcher):
         ui, target = ctx.ui, intent.target or ""
         if self._in_app(target, ui):
-            return _Satisfied(f"already in {target}")
+            return Satisfied(f"already in {target}")
         m = self._best(target, ui, matcher)
         if m:
-            return _Act(_control_action(ActionType.CLICK, m.control, f"open {target!r} by tapping {m.control.label!r}"),
+            return Act(control_action(ActionType.CLICK, m.control, f"open {target!r} by tapping {m.control.label!r}"),
                         done=True, control_id=m.control.id)
         if ui.title and lexical_score(target, ui.title) >= 0.9:
-            return _Satisfied(f"already on the {ui.title!r} screen")
+            return Satisfied(f"already on the {ui.title!r} screen")
         if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history):
             # the episode launched the page's app; "Open <app name>" is the first thing pages say
-            return _Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
+            return Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
         if ctx.ui_map is not None and ctx.ui_map.find(target) and ctx.ui.package == ctx.ui_map.app:
             return None  # a screen of this app has that name ("Open Settings" in a calendar): route to it
         pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
         if pkg:
-            return _Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
+            return Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
         return None
 
     def _toggle(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
@@ -432,19 +339,19 @@ class HeuristicPredictor(ActionPredictor):
         if switch is not None:
             c = switch.control
             if intent.state is not None and c.checked == intent.state:
-                return _Satisfied(f"{c.label!r} is already {'on' if c.checked else 'off'}; not toggled")
+                return Satisfied(f"{c.label!r} is already {'on' if c.checked else 'off'}; not toggled")
             want = "flip" if intent.state is None else ("on" if intent.state else "off")
-            act = _control_action(ActionType.CLICK, c, f"turn {want} {c.label!r} (was {'on' if c.checked else 'off'})")
+            act = control_action(ActionType.CLICK, c, f"turn {want} {c.label!r} (was {'on' if c.checked else 'off'})")
             widget = next((m for m in c.members if m.checkable and m.area > 0), None)
             if widget is not None:
                 # a row that also opens a screen (Wi-Fi, Bluetooth) toggles only on its switch
                 act.x, act.y = widget.center
-            return _Act(act, done=True, control_id=c.id)
+            return Act(act, done=True, control_id=c.id)
         if ranked and ranked[0].score >= 0.75 and not st.item.entered:
             # a row named like the switch (no switch of its own) leads to the switch's screen
             c = ranked[0].control
             st.item.entered = True
-            return _Act(_control_action(ActionType.CLICK, c, f"open {c.label!r} to find its switch"),
+            return Act(control_action(ActionType.CLICK, c, f"open {c.label!r} to find its switch"),
                         done=False, control_id=c.id)
         return None
 
@@ -453,19 +360,19 @@ class HeuristicPredictor(ActionPredictor):
         if intent.value:
             v = self._best(intent.value, ui, matcher)
             if v and v.how == "summary":
-                return _Satisfied(f"{v.control.label!r} already shows {v.control.summary!r}")
+                return Satisfied(f"{v.control.label!r} already shows {v.control.summary!r}")
             if v and (v.control.checked or v.control.selected):
-                return _Satisfied(f"{v.control.label!r} is already selected")
+                return Satisfied(f"{v.control.label!r} is already selected")
             if v:
-                return _Act(_control_action(ActionType.CLICK, v.control, f"choose {v.control.label!r}"),
+                return Act(control_action(ActionType.CLICK, v.control, f"choose {v.control.label!r}"),
                             done=True, control_id=v.control.id)
         if intent.target:
             t = self._best(intent.target, ui, matcher)
             if t and intent.value and t.control.summary and lexical_score(intent.value, t.control.summary) >= 0.9:
-                return _Satisfied(f"{t.control.label!r} already shows {t.control.summary!r}")
+                return Satisfied(f"{t.control.label!r} already shows {t.control.summary!r}")
             if t and not st.item.entered:
                 st.item.entered = bool(intent.value)
-                return _Act(_control_action(ActionType.CLICK, t.control, f"open {t.control.label!r}"),
+                return Act(control_action(ActionType.CLICK, t.control, f"open {t.control.label!r}"),
                             done=not intent.value, control_id=t.control.id)
         return None
 
@@ -478,7 +385,7 @@ class HeuristicPredictor(ActionPredictor):
                 ctx.memory["stuck_reason"] = f"no {intent.credential!r} in the credentials for a type step"
                 return None
         if st.item.typed:
-            return _Act(Action(type=ActionType.ENTER, rationale="submit what was typed"), done=True)
+            return Act(Action(type=ActionType.ENTER, rationale="submit what was typed"), done=True)
         edits = [c for c in ui.controls if c.role == "edit"]
         edit = None
         if intent.target and edits:
@@ -490,30 +397,30 @@ class HeuristicPredictor(ActionPredictor):
             m = self._best(intent.target, ui, matcher)
             if m and not st.item.entered:
                 st.item.entered = True
-                return _Act(_control_action(ActionType.CLICK, m.control, f"open {m.control.label!r} to type into"),
+                return Act(control_action(ActionType.CLICK, m.control, f"open {m.control.label!r} to type into"),
                             done=False, control_id=m.control.id)
         if edit is None:
             return None
         if edit.value and normalise(edit.value) == normalise(value or "") and not intent.submit:
-            return _Satisfied(f"{edit.label!r} already holds the text")
-        act = _control_action(ActionType.INPUT, edit, f"type into {edit.label!r}")
+            return Satisfied(f"{edit.label!r} already holds the text")
+        act = control_action(ActionType.INPUT, edit, f"type into {edit.label!r}")
         act.text = value
         if intent.submit:
             st.item.typed = True
-        return _Act(act, done=not intent.submit, control_id=edit.id)
+        return Act(act, done=not intent.submit, control_id=edit.id)
 
     def _scroll(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui = ctx.ui
         if intent.target:
             if self._best(intent.target, ui, matcher):
-                return _Satisfied(f"{intent.target!r} is visible")
+                return Satisfied(f"{intent.target!r} is visible")
             last = ctx.history[-1] if ctx.history else None
             if st.item.scrolls >= self.max_scrolls or (st.item.scrolls and last is not None and not last.changed):
                 return None
         st.item.scrolls += 1
         direction = intent.direction or "down"
         container = main_scrollable(ui)
-        return _Act(swipe_action(ui, direction, f"scroll {direction}", container),
+        return Act(swipe_action(ui, direction, f"scroll {direction}", container),
                     done=not intent.target, expect_change=False)
 
     # --- knowledge, skipped grouping steps, reflection ---------------------------------
@@ -530,7 +437,7 @@ class HeuristicPredictor(ActionPredictor):
         return best if score >= 0.9 else None
 
     def _knowledge(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher,
-                   before: bool) -> Union[_Act, _Satisfied, None]:
+                   before: bool) -> Union[Act, Satisfied, None]:
         """Map the page's word to this device's title through a knowledge card (AppCards).
 
         ``before``: the agent is unsure (curiosity above the threshold) and a card's title
@@ -571,8 +478,8 @@ class HeuristicPredictor(ActionPredictor):
                 continue
             st.item.renamed = (card.title, card.source)
             note = f"knowledge card: {target!r} is {card.title!r} on this device ({card.source}); {why_cur}"
-            if isinstance(result, _Satisfied):
-                return _Satisfied(f"{note}; {result.why}")
+            if isinstance(result, Satisfied):
+                return Satisfied(f"{note}; {result.why}")
             result.deviation, result.kind = True, DeviationKind.KNOWLEDGE.value
             result.action.rationale = f"{note}; {result.action.rationale}"
             return result
@@ -581,7 +488,7 @@ class HeuristicPredictor(ActionPredictor):
         return None
 
     @staticmethod
-    def _expand(intent: Intent, ctx: PredictContext) -> Optional[_Act]:
+    def _expand(intent: Intent, ctx: PredictContext) -> Optional[Act]:
         """The target is hidden in a collapsed section whose "Advanced" row lists it: expand it."""
         target = intent.target or intent.value
         if not target or intent.kind not in _ROUTABLE:
@@ -590,7 +497,7 @@ class HeuristicPredictor(ActionPredictor):
             if normalise(c.label) == "advanced" and c.summary:
                 listed = [t.strip() for t in c.summary.split(",")]
                 if any(lexical_score(target, t) >= 0.9 for t in listed):
-                    return _Act(_control_action(ActionType.CLICK, c, f"{target!r} is hidden under "
+                    return Act(control_action(ActionType.CLICK, c, f"{target!r} is hidden under "
                                                                    f"{c.label!r}: expand it"),
                                 done=False, control_id=c.id, deviation=True, kind=DeviationKind.EXPAND.value)
         return None
@@ -598,13 +505,13 @@ class HeuristicPredictor(ActionPredictor):
     _NOT_SEE_RE = re.compile(r"^(?:you )?(?:do not|don't|can't|cannot|do n't) (?:see|find)\s+(?:the |an? )?(.+)$",
                              re.IGNORECASE)
 
-    def _condition(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Satisfied]:
+    def _condition(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[Satisfied]:
         """"If you don't see X, tap Y": satisfied without acting when X is on screen."""
         if not intent.condition:
             return None
         m = self._NOT_SEE_RE.match(intent.condition.strip())
         if m and self._best(m.group(1), ctx.ui, matcher, threshold=0.85):
-            return _Satisfied(f"{m.group(1)!r} is on screen, so 'if {intent.condition}' does not apply")
+            return Satisfied(f"{m.group(1)!r} is on screen, so 'if {intent.condition}' does not apply")
         return None
 
     # --- lookahead, placeholders, steps outside the app ------------------------------
@@ -624,7 +531,7 @@ class HeuristicPredictor(ActionPredictor):
         return best if score >= loose else None
 
     def _lookahead(self, item: PlanItem, ctx: PredictContext, st: PlanState,
-                   matcher: Matcher) -> Optional[_Skip]:
+                   matcher: Matcher) -> Optional[Skip]:
         """An absent (or loosely matching) grouping yields to the next named item when that is visible.
 
         "Apps & notifications > Advanced > Special app access" on a phone without "Advanced":
@@ -661,10 +568,10 @@ class HeuristicPredictor(ActionPredictor):
         if there is None or (here is not None and there.id == here.control.id):
             return None
         how = "only loosely matches" if here is not None else "is not here"
-        return _Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
+        return Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
                      f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
 
-    def _skip_to(self, skip: _Skip, ctx: PredictContext, st: PlanState, matcher: Matcher,
+    def _skip_to(self, skip: Skip, ctx: PredictContext, st: PlanState, matcher: Matcher,
                  notes: list[str]) -> Prediction:
         """Record the skip as a no-op; the plan resumes at the visible item (or the step ends)."""
         why = "; ".join(notes + [skip.why])
@@ -675,20 +582,20 @@ class HeuristicPredictor(ActionPredictor):
         st.pos = len(st.plan.of_step(ctx.step_index))
         return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=True)
 
-    def _outside_app(self, item: PlanItem, ctx: PredictContext) -> Optional[_Satisfied]:
+    def _outside_app(self, item: PlanItem, ctx: PredictContext) -> Optional[Satisfied]:
         """'From the home screen, tap Apps': already in the page's app, so the way there is done."""
         if item.intent.place != "home" or not ctx.app or ctx.ui.package != ctx.app:
             return None
-        return _Satisfied(f"{item.intent.describe()} happens outside the app, on the way to it; "
+        return Satisfied(f"{item.intent.describe()} happens outside the app, on the way to it; "
                           f"the episode is already in {ctx.app}")
 
-    def _placeholder(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[_Act]:
+    def _placeholder(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[Act]:
         """'Tap the app you want', 'Select a preference: A B C': take an item of the list on screen."""
         ui = ctx.ui
         if intent.choices:
             for c in ui.controls:
                 if c.label and c.role != "scrollable" and lexical_score(c.label, intent.choices) >= 0.75:
-                    return _Act(_control_action(ActionType.CLICK, c, f"{c.label!r} is one of the choices the "
+                    return Act(control_action(ActionType.CLICK, c, f"{c.label!r} is one of the choices the "
                                                                      f"page lists ({intent.choices!r})"),
                                 done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
             return None
@@ -703,7 +610,7 @@ class HeuristicPredictor(ActionPredictor):
         if len(rows) < 2:
             return None  # not a list of items of one kind
         c = rows[0]
-        return _Act(_control_action(ActionType.CLICK, c, f"{intent.target or 'an item'!r} means any item of the "
+        return Act(control_action(ActionType.CLICK, c, f"{intent.target or intent.value or 'an item'!r} means any item of the "
                                                          f"list: taking {c.label!r}"),
                     done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
 
@@ -713,7 +620,7 @@ class HeuristicPredictor(ActionPredictor):
                 and not any(normalise(c.label) == "navigate up" for c in ui.controls))
 
     def _counterpart(self, intent: Intent, ctx: PredictContext, st: PlanState,
-                     matcher: Matcher) -> Optional[_Act]:
+                     matcher: Matcher) -> Optional[Act]:
         """On the app's home screen a missing category may be taken as its one counterpart.
 
         "Sound and Notification" is "Sounds & vibration", "More networks" is "Wi-Fi & network":
@@ -722,6 +629,8 @@ class HeuristicPredictor(ActionPredictor):
         name = intent.target
         if intent.kind not in ("tap", "open") or not name or not self._is_home(ctx, st):
             return None
+        if st.reflection.phase is not None or st.item.search.backs:
+            return None  # only on the home screen the page led to, never one a repair went back to
         words = _distinctive(name)
         if not words:
             return None
@@ -730,125 +639,9 @@ class HeuristicPredictor(ActionPredictor):
         if len(hits) != 1:
             return None
         c = hits[0]
-        return _Act(_control_action(ActionType.CLICK, c, f"{name!r} is not on the home screen; its one "
+        return Act(control_action(ActionType.CLICK, c, f"{name!r} is not on the home screen; its one "
                                                          f"counterpart there is {c.label!r}"),
                     done=True, control_id=c.id)
-
-    def _reflect(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher) -> Optional[_Act]:
-        """MobA-style reflection: the item is missing, so the previous tap probably went astray.
-
-        Go back along the recorded path to the screen of the last forward tap, then retry
-        the step that tap served with its runner-up control, once. The page's current step
-        checks the outcome: its item must then be found (or the episode stops).
-        """
-        if not self.use_reflection:
-            return None
-        r = st.reflection
-        if r.phase is None:
-            last = next((h for h in reversed(ctx.history)
-                         if not h.noop and h.ok and h.changed and h.action.type == ActionType.CLICK
-                         and h.signature and h.signature != ctx.ui.signature), None)
-            if last is None:
-                r.phase = "done"
-                return self._search(intent, ctx, st)
-            st.reflection = ReflectionState(phase="retry", avoid_label=last.action.target_label,
-                                            avoid_bounds=last.action.target_bounds, step=last.step_index)
-            st.item.search = SearchState(backs=self.max_backs)  # scroll the earlier screen, but no further backs
-            st.item.entered = False
-            return _Act(Action(type=ActionType.BACK,
-                               rationale=f"reflection: {intent.target or intent.kind!r} not found after tapping "
-                                         f"{last.action.target_label!r}; go back to that screen and retry"),
-                        done=False, deviation=True, kind=DeviationKind.REFLECTION.value)
-        if r.phase == "retry":
-            r.phase = "done"
-            st.item.search = SearchState(backs=self.max_backs)
-            prev = r.step
-            prev_items = st.plan.of_step(prev) if prev is not None else []
-            # the intent that tap served ("Hotspot & tethering" of a breadcrumb, not its last item)
-            targets = [it.intent.target for it in prev_items if it.intent.target]
-            prev_target = max(targets, key=lambda t: lexical_score(t, r.avoid_label or ""), default=None)
-            if not prev_target:
-                return None
-            # the control tapped before (twins with the same label stay candidates)
-            ranked = [m for m in matcher.rank(prev_target, ctx.ui.controls)
-                      if m.control.role != "scrollable"
-                      and not (m.control.label == r.avoid_label and list(m.control.bounds) == list(r.avoid_bounds or []))]
-            if ranked and ranked[0].score >= self.match_threshold:
-                # the page's words fit the runner-up as well as the first pick: the agent erred,
-                # not the page (the judge credits the retry only at this threshold)
-                c = ranked[0].control
-                st.item.search = SearchState()
-                r.retry_step = prev
-                return _Act(_control_action(ActionType.CLICK, c,
-                                            f"reflection: retry step {prev + 1} ({prev_target!r}) with "
-                                            f"{c.label!r} at {list(c.bounds)} instead of {r.avoid_label!r} at {r.avoid_bounds}"),
-                            done=False, control_id=c.id, deviation=True, kind=DeviationKind.REFLECTION.value)
-        return None
-
-    # --- when the target is not on screen ------------------------------------------
-
-    def _route(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[_Act]:
-        """The UI map's next move toward a screen that shows the target (None: the map cannot help)."""
-        target = intent.target or intent.value
-        search = st.item.search
-        if ctx.ui_map is None or not target or intent.kind not in _ROUTABLE or search.map_done:
-            return None
-        used = search.map_actions
-        last = ctx.history[-1] if ctx.history else None
-        stalled = (last is not None and last.deviation and last.action.type == ActionType.SWIPE
-                   and not last.changed and used)
-        if used >= self.ui_map_max_actions or stalled:
-            st.item.search = SearchState(map_done=True)
-            return None
-        nav = ctx.memory.get("ui_map_navigator")
-        if nav is None or nav.map is not ctx.ui_map:
-            from execution.predict.uimap import MapNavigator
-
-            nav = ctx.memory["ui_map_navigator"] = MapNavigator(ctx.ui_map)
-        move = nav.next_move(target, ctx.ui)
-        if move is None:
-            return None
-        # a new screen may come: the blind search starts afresh there
-        st.item.search = SearchState(map_actions=used + 1)
-        if move.kind == "tap" and move.control is not None:
-            return _Act(_control_action(ActionType.CLICK, move.control, move.why), done=False,
-                        control_id=move.control.id, deviation=True, kind=DeviationKind.UI_MAP.value)
-        if move.kind == "scroll":
-            return _Act(swipe_action(ctx.ui, "down", move.why, main_scrollable(ctx.ui)), done=False,
-                        deviation=True, expect_change=False, kind=DeviationKind.UI_MAP.value)
-        return _Act(Action(type=ActionType.BACK, rationale=move.why), done=False, deviation=True,
-                    kind=DeviationKind.UI_MAP.value)
-
-    def _search(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[_Act]:
-        """Blind search: scroll the list down, back up to the top, then go back a screen and look there."""
-        if intent.kind == "type" and "stuck_reason" in ctx.memory and intent.value is None:
-            return None
-        sr = st.item.search
-        last = ctx.history[-1] if ctx.history else None
-        last_unchanged = last is not None and last.deviation and last.action.type == ActionType.SWIPE and not last.changed
-        container = main_scrollable(ctx.ui)
-        what = intent.target or intent.value or intent.kind
-        if sr.phase == SearchPhase.DOWN:
-            if container is not None and sr.down < self.max_scrolls and not (sr.down and last_unchanged):
-                sr.down += 1
-                return _Act(swipe_action(ctx.ui, "down", f"{what!r} not on screen: scroll down to look", container),
-                            done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
-            sr.phase = SearchPhase.UP
-            last_unchanged = False
-        if sr.phase == SearchPhase.UP:
-            if container is not None and sr.up < sr.down - 1 and not (sr.up and last_unchanged):
-                sr.up += 1
-                return _Act(swipe_action(ctx.ui, "up", f"{what!r} not found below: back to the top", container),
-                            done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
-            sr.phase = SearchPhase.BACK
-        if self.use_reflection and st.reflection.phase is None and ctx.history:
-            return None  # reflection goes back first, along the recorded path (then this search resumes)
-        if sr.backs < self.max_backs:
-            st.item.search = SearchState(backs=sr.backs + 1)
-            st.item.entered = False  # a new screen: "the target's own screen" no longer holds
-            return _Act(Action(type=ActionType.BACK, rationale=f"{what!r} not on this screen: go back and look"),
-                        done=False, deviation=True, kind=DeviationKind.SEARCH.value)
-        return None
 
     def _stuck_reason(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> str:
         if "stuck_reason" in ctx.memory and intent.kind == "type":

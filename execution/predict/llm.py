@@ -22,7 +22,7 @@ import time
 from typing import Any, Optional
 
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
-from execution.predict.heuristic import main_scrollable, swipe_action
+from execution.predict.gestures import main_scrollable, swipe_action
 from verirank_core.execution_config import LLMPredictorConfig
 from verirank_core.execution_records import Action, ActionType
 

@@ -174,7 +174,7 @@ _PURPOSE_VERBS = (
     "insert|import|export|print|scan|test|try|learn|manage|customi[sz]e|personali[sz]e|pick|register|join|leave|"
     "listen|watch|read|reply|forward|mark|archive|select|transfer|restore|erase|wipe|format|free|speed"
 )
-_PURPOSE_RE = re.compile(rf"\s+(?:in order |so as )?to (?:{_PURPOSE_VERBS})\b.*$", re.IGNORECASE)
+_PURPOSE_RE = re.compile(rf"(?<!\bnext)\s+(?:in order |so as )?to (?:{_PURPOSE_VERBS})\b.*$", re.IGNORECASE)
 _SO_RE = re.compile(r"\s+so (?:that )?(?:it|this|the \w+|they)\s+(?:turns?|is|are|becomes?|switch(?:es)?|goes)\s+(on|off|green|grey|gray|blue|enabled|disabled)\b.*$", re.IGNORECASE)
 #: what qualifies the control rather than names it: places, relative clauses, means, repetitions
 _QUALIFIER_RE = re.compile(
@@ -211,7 +211,7 @@ _GENERIC_HEAD_RE = re.compile(
     re.IGNORECASE,
 )
 _TURN_SUFFIX_RE = re.compile(
-    r"\s+(?:to )?(?:turn (?:it |this |them |the feature |the setting |the option |(?P<named>[^ ].{0,40}?) )?(?P<w1>on or off|on|off)"
+    r"\s+(?:to )?(?:turn (?:it |this |them |the feature |the setting |the option |(?P<named>[^ ](?:(?!\bturn\b).){0,40}?) )?(?P<w1>on or off|on|off)"
     r"|(?P<w2>enable|disable) (?:it|this|them)|toggle (?:it |this )?(?P<w3>on|off))$",
     re.IGNORECASE,
 )
@@ -438,7 +438,9 @@ def _placeholder(kind: str, rest: str) -> Optional[Intent]:
     text = _PURPOSE_RE.sub("", rest.strip().rstrip(".!")) or rest
     m = _PLACEHOLDER_RE.match(text.strip())
     if m:
-        return Intent("tap", m.group("kind").lower(), placeholder=True)
+        noun = m.group("kind").lower()
+        return Intent("select", None, value=noun, placeholder=True) if kind == "select" else \
+            Intent("tap", noun, placeholder=True)
     if kind == "select":
         c = _CHOICES_RE.match(rest.strip())
         if c and not _PATH_SPLIT_RE.search(c.group("kind")):
@@ -508,7 +510,7 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
     if placeholder is not None:
         return [placeholder]
     named_in_turn: Optional[str] = None
-    if kind in ("tap", "long_press", "locate", "select"):
+    if kind in ("tap", "long_press", "locate", "select") or (kind == "toggle" and verb in ("flip", "toggle", "slide")):
         m_turn = _TURN_SUFFIX_RE.search(rest)
         if m_turn:
             word = (m_turn.group("w1") or m_turn.group("w2") or m_turn.group("w3") or "").lower()

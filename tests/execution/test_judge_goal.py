@@ -90,6 +90,16 @@ def test_fit_prefers_the_full_name_and_rejects_other_settings():
     assert fit(goal, "Advanced") == 0.0  # generic words name nothing
 
 
+@pytest.mark.parametrize("query, label", [
+    ("how to require unlocking the phone for NFC", "Require device unlock for NFC"),  # unlocking / unlock
+    ("how to turn on auto sync", "Automatically sync app data"),  # a clipped word, one extra word
+    ("how to allow the accessibility shortcut from the lock screen", "Shortcut from Lock Screen"),
+])
+def test_fit_reads_word_forms_and_long_names(query, label):
+    assert fit(read_goal(query), label) >= 0.9
+    assert fit(read_goal(query), "Auto-sync personal data") == 0.0  # two words the question does not say
+
+
 def test_cards_name_the_goal_by_the_questions_words():
     kb = KnowledgeBase([Card("Screen mirroring", "Cast", "test"), Card("Android Version", "About Phone", "test"),
                         Card("screen zoom", "Display Size", "test")])
@@ -225,3 +235,42 @@ def test_dry_run_of_the_irreversible_confirm_is_credited_and_said():
     assert res.score == 1.0 and res.dry_run
     assert "did not press" in res.detail[-1]["dry_run"]
     assert res.detail[3]["deviation"] == "dry_run" and res.detail[3]["effect"] is True
+
+
+# --- a switch page, a switch named after the action, a parent row ------------------------------------
+
+DISPLAY = screen("Display", row("Adaptive Brightness", False, y=1), row("Dark mode", y=2))
+
+
+def test_opening_a_switch_page_is_not_turning_it_on():
+    dark_off = screen("Dark mode", row("Manual", False, y=1))
+    dark_on = screen("Dark mode", row("Manual", True, y=1))
+    nav = ["Open Settings.", "Tap Display.", "Tap Dark mode."]
+    traj = trajectory("how to turn on dark mode", nav,
+                      [step(1, HOME, "Display"), step(2, DISPLAY, "Dark mode")], dark_off)
+    res = JUDGE.judge(traj)
+    assert res.score == 0.5 and res.detail[-1]["goal_control"] == "Manual"  # the page's main switch
+    traj = trajectory("how to turn on dark mode", nav + ["Turn on the switch."],
+                      [step(1, HOME, "Display"), step(2, DISPLAY, "Dark mode"), step(3, dark_off, "Manual")], dark_on)
+    assert JUDGE.judge(traj).score == 1.0
+
+
+def test_switch_named_after_the_turning_off_must_be_on():
+    saver = screen("Battery Saver", row("Turn on now", False, y=1), row("Turn off when charged", False, y=2))
+    saver_on = screen("Battery Saver", row("Turn on now", False, y=1), row("Turn off when charged", True, y=2))
+    query = "how to turn off battery saver automatically when charged"
+    traj = trajectory(query, ["Open Settings.", "Tap Battery Saver."], [step(1, HOME, "Battery Saver")], saver)
+    res = JUDGE.judge(traj)
+    assert res.score < 1.0 and res.detail[-1]["goal_control"] == "Turn off when charged"
+    traj = trajectory(query, ["Open Settings.", "Tap Battery Saver.", "Turn on Turn off when charged."],
+                      [step(1, HOME, "Battery Saver"), step(2, saver, "Turn off when charged")], saver_on)
+    assert JUDGE.judge(traj).score == 1.0
+
+
+def test_a_row_named_by_part_of_the_question_is_a_place_not_the_goal():
+    system = screen("System", row("Accessibility", y=1), row("Gestures", y=2))
+    access = screen("Accessibility", row("Mono Audio", False, y=1), row("Advanced", y=2))
+    traj = trajectory("how to allow the accessibility shortcut from the lock screen",
+                      ["Open Settings.", "Tap System.", "Tap Accessibility."],
+                      [step(1, HOME, "System"), step(2, system, "Accessibility")], access)
+    assert HeuristicJudge(use_embeddings=True).judge(traj).score < 1.0

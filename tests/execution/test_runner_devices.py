@@ -27,7 +27,7 @@ WORLD = "android13-settings"
 QUERY = "how to turn on dark mode"
 GOOD = ["Open Settings", "Tap Display", "Turn on Dark theme"]
 WRONG = ["Open Settings", "Tap Wallpaper & style", "Tap Themes", "Select the Night theme"]
-#: taps the switch without saying "on": right on a fresh phone, wrong when dark theme is already on
+#: taps the switch without saying "on": its verdict depends on whether dark theme was already on
 TAP_SWITCH = ["Open Settings", "Tap Display", "Tap Dark theme", "Tap Use Dark theme"]
 #: what differs between two runs of the same page
 TIMINGS = ("elapsed_s",)
@@ -282,7 +282,7 @@ def test_page_b_gets_the_same_verdict_whether_or_not_page_a_ran_first(adb_host, 
         return row["status"], row["f4"], row["stop_reason"]
 
     alone = verdict_of_b("alone", [TAP_SWITCH], "auto")
-    assert alone == ("executed", 1.0, "completed")  # on a fresh phone, tapping the switch turns dark theme on
+    assert alone[0] == "executed"
     # page A turns dark theme on; isolation (on by default for adb) undoes it before page B
     assert verdict_of_b("after-a", [GOOD, TAP_SWITCH], "auto") == alone
     assert dark_theme() == b"0\n"  # and the phone is left as the run found it
@@ -296,12 +296,12 @@ class _FailsOnceDarkThemeIsOn:
     that is not answering yet)."""
 
     @staticmethod
-    def open(refuse_settings: bool):
+    def open(refuse_settings: bool = False, fail_dumps: int = 1):
         from phonesim.device import SimDevice
         from verirank_core.errors import DeviceError
 
         class Phone(SimDevice):
-            dumps_to_fail, puts_to_refuse = 1, int(refuse_settings)
+            dumps_to_fail, puts_to_refuse = fail_dumps, int(refuse_settings)
 
             def dump_xml(self) -> str:
                 if self.dumps_to_fail and self.settings_list("system").get("dark_theme") == "1":
@@ -336,24 +336,44 @@ def served_in_process(adb_host):
         server.close()
 
 
+def _verdict(row: dict) -> tuple:
+    return row["status"], row["f4"], row["stop_reason"]
+
+
+def _tap_switch_verdicts(adb_host, served_in_process, tmp_path: Path) -> tuple[tuple, tuple]:
+    """TAP_SWITCH's verdict on a phone as it starts, and on one where dark theme is already on."""
+    verdicts = []
+    for dark in ("0", "1"):
+        phone = _FailsOnceDarkThemeIsOn.open(fail_dumps=0)
+        phone.settings_put("system", "dark_theme", dark)
+        server = served_in_process(phone)
+        run = _make_run(tmp_path / f"dark-{dark}", [TAP_SWITCH])
+        execute_run(run, _adb_config(adb_host, [server.address]))
+        verdicts.append(_verdict(_rows(run)["http://site.test/p0"]))
+    clean, changed = verdicts
+    assert clean != changed, "the page's verdict must show whether the phone was left changed"
+    return clean, changed
+
+
 def test_settings_are_restored_after_a_device_error_as_after_a_normal_page(
         adb_host, served_in_process, tmp_path: Path) -> None:
-    phone = _FailsOnceDarkThemeIsOn.open(refuse_settings=False)
+    clean, _ = _tap_switch_verdicts(adb_host, served_in_process, tmp_path)
+    phone = _FailsOnceDarkThemeIsOn.open()
     server = served_in_process(phone)
     run = _make_run(tmp_path / "run", [TAP_SWITCH])
     execute_run(run, _adb_config(adb_host, [server.address], "execution.adb.dump_retries=0",
                                  "execution.max_attempts=2"))
     row = _rows(run)["http://site.test/p0"]
     # the first attempt turned dark theme on and lost the phone; its settings were put back, so the
-    # second attempt found the phone as the first did and tapping the switch turned dark theme on again
+    # second attempt found the phone as the first did
     assert phone.dumps_to_fail == 0 and row["attempts"] == 2
-    assert (row["status"], row["f4"], row["stop_reason"]) == ("executed", 1.0, "completed")
-    assert row["settings_unrestored"] == []
+    assert _verdict(row) == clean and row["settings_unrestored"] == []
     assert phone.settings_list("system")["dark_theme"] == "0"
 
 
 def test_settings_a_failed_page_left_changed_are_named_in_its_row_and_restored_before_the_next_page(
         adb_host, served_in_process, tmp_path: Path) -> None:
+    clean, _ = _tap_switch_verdicts(adb_host, served_in_process, tmp_path)
     phone = _FailsOnceDarkThemeIsOn.open(refuse_settings=True)
     server = served_in_process(phone)
     run = _make_run(tmp_path / "run", [TAP_SWITCH, TAP_SWITCH])
@@ -364,8 +384,7 @@ def test_settings_a_failed_page_left_changed_are_named_in_its_row_and_restored_b
     assert failed["status"] == "device_failed"
     assert "settings not restored: system/dark_theme" in failed["reason"]
     # the slot put them back when it opened the phone again, before the next page
-    assert phone.puts_to_refuse == 0
-    assert (after["status"], after["f4"], after["stop_reason"]) == ("executed", 1.0, "completed")
+    assert phone.puts_to_refuse == 0 and _verdict(after) == clean
     assert phone.settings_list("system")["dark_theme"] == "0"
 
 

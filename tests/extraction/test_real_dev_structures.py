@@ -6,7 +6,7 @@ task); ``benchmarks/real_dev_pages.py`` puts a text's sentences into a page of
 one structure with site furniture around it. The truth is the person's label,
 never this extractor's output: the steps must be found whole (ROUGE-L recall
 >= 0.8, precision >= 0.5), and texts that are not instructions at all
-(``variant == "unrelated"``) must give none. A fixed sample (every 12th text
+(``variant == "unrelated"``) must give none. A fixed sample (every 15th text
 with labelled steps) keeps the test fast; ``benchmarks/bench_steps_real.py``
 runs all 185 texts.
 """
@@ -21,7 +21,7 @@ from benchmarks.real_dev_pages import STRUCTURES, applies, has_menu_path, load_t
 
 TEXTS = load_texts()
 pytestmark = pytest.mark.skipif(not TEXTS, reason="../shared/real-dev is not available")
-LABELLED = [t for t in TEXTS if t.steps][::12]
+LABELLED = [t for t in TEXTS if t.steps][::15]
 UNRELATED = [t for t in TEXTS if t.variant == "unrelated"]
 
 
@@ -65,3 +65,22 @@ def test_texts_that_are_not_instructions_give_no_steps(structure, outcomes):
     false = [(o.pid, o.steps[:2]) for o in outcomes if o.structure == structure and o.variant == "unrelated"
              and o.steps]
     assert not false, false
+
+
+def test_an_iphone_page_is_kept_for_an_android_device_with_its_platform_recorded(stage1):
+    """The device decides whether steps work; the page's stated platform is data for the ranker."""
+    from extraction.pipeline import extract_one
+    from verirank_core.extraction_records import ExtractionStatus, FetchStatus, Page, Query
+
+    text = next(t for t in TEXTS if t.steps and t.platform.startswith("iPhone")
+                and any("iPhone" in s for s in t.steps))
+    # an iPhone site's page: its title names the iPhone, its list holds the real text
+    items = "".join(f"<li>{html.escape(s)}</li>" for s in text.sentences)
+    page = (f"<html><head><title>iPhone tips: {html.escape(text.query[7:])}</title></head><body><article>"
+            f"<h1>On your iPhone</h1><ol>{items}</ol></article></body></html>")
+    rec = extract_one(Page(qid=text.qid, url="http://site.test/iphone", rank=1, status=FetchStatus.OK),
+                      Query(qid=text.qid, query=text.query, app=text.app, device=text.device),
+                      page.encode(), stage1.extractor, stage1.encoder, stage1.config)
+    assert "android" in text.device or "oneplus" in text.device  # an Android phone runs the steps
+    assert rec.status == ExtractionStatus.OK, rec.reason
+    assert rec.stated_platform == "ios" and "written for ios" in rec.reason

@@ -25,6 +25,9 @@ def execute(
     predictor: Optional[str] = typer.Option(None, help="Action predictor: heuristic (default) or llm."),
     judge: Optional[str] = typer.Option(None, help="Judge for F4: heuristic (default) or llm."),
     max_steps: Optional[int] = typer.Option(None, help="Stop a trajectory after this many actions (default 28)."),
+    no_reuse: bool = typer.Option(
+        False, "--no-reuse", help="Run every page on a device, even one whose verdict an earlier run stored "
+                                  "(execution.reuse=false); the new verdicts are stored."),
     config: Optional[list[Path]] = ConfigOpt,
     set_: Optional[list[str]] = SetOpt,
 ) -> None:
@@ -33,7 +36,9 @@ def execute(
     Reads DIR/extraction.jsonl; writes DIR/execution.jsonl (one record per page) and
     DIR/trajectories.jsonl, and the screens it saw in DIR/screens/
     (one file per distinct dump or screenshot, shared by the pages).
-    Re-running resumes: finished pages are skipped.
+    Re-running resumes: finished pages are skipped. A page verified by an earlier run, with the
+    same steps, device model, Android and app version, agent and judge, takes its stored verdict
+    and runs on no device (execution.verdict_cache; --no-reuse runs it again).
 
     Examples:
 
@@ -49,6 +54,7 @@ def execute(
         "execution.predictor": predictor,
         "execution.judge": judge,
         "execution.max_steps": max_steps,
+        "execution.reuse": False if no_reuse else None,
     }
     cfg = resolve_config(config, set_, flags)
     counts = run_one(run_dir, cfg, ExecuteStage())

@@ -74,6 +74,9 @@ def run(
     ),
     qrels: Optional[Path] = typer.Option(None, "--qrels", help="TREC qrels to add as labels to the feature files."),
     until: Optional[str] = typer.Option(None, "--until", help="Stop after this stage (e.g. fetch)."),
+    no_reuse: bool = typer.Option(
+        False, "--no-reuse", help="Stage 2 runs every page on a device, even one whose verdict an earlier run "
+                                  "stored (execution.reuse=false)."),
     config: Optional[list[Path]] = ConfigOpt,
     set_: Optional[list[str]] = SetOpt,
 ) -> None:
@@ -107,6 +110,7 @@ def run(
         "extraction.fetch.allow_private_hosts": True if (allow_private_hosts or quickstart) else None,
         "extraction.extract.extractor": extractor,
         "execution.devices": [d.strip() for d in devices.split(",") if d.strip()] if devices else None,
+        "execution.reuse": False if no_reuse else None,
     })
     run_dir = RunDir(out).ensure()
     if quickstart:

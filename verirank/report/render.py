@@ -265,6 +265,8 @@ def _execution_block(page: PageView) -> str:
         ("stop reason", ex.stop_reason.value if ex.stop_reason else None), ("detail", ex.reason),
         ("actions", f"{ex.n_actions} ok, {ex.n_failed_actions} failed, {ex.n_deviations} deviations"),
         ("F4 (judge)", f"{ex.f4:.3f} ({ex.judge})"), ("time", f"{ex.elapsed_s:.1f} s"),
+        # a verdict from the verdict cache: no device ran the page in this run
+        ("reused", f"verified on {ex.verified_at[:10]}, no device run now" if ex.reused and ex.verified_at else None),
     ])
     return f"<h3>Execution</h3>{facts}{_judge_block(ex.judge_detail)}"
 

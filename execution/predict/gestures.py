@@ -1,0 +1,74 @@
+"""Gestures and app names the predictors share: tap a control, swipe a list, launch a known app."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from execution.distill import Control
+from execution.uicontext import UIContext
+from verirank_core.execution_records import Action, ActionType
+
+__all__ = ["KNOWN_APPS", "control_action", "main_scrollable", "swipe_action"]
+
+#: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
+KNOWN_APPS = {
+    "settings": "com.android.settings",
+    "chrome": "com.android.chrome",
+    "google chrome": "com.android.chrome",
+    "maps": "com.google.android.apps.maps",
+    "google maps": "com.google.android.apps.maps",
+    "youtube": "com.google.android.youtube",
+    "gmail": "com.google.android.gm",
+    "photos": "com.google.android.apps.photos",
+    "google photos": "com.google.android.apps.photos",
+    "play store": "com.android.vending",
+    "google play store": "com.android.vending",
+    "phone": "com.google.android.dialer",
+    "messages": "com.google.android.apps.messaging",
+    "clock": "com.google.android.deskclock",
+    "calendar": "com.google.android.calendar",
+    "camera": "com.android.camera2",
+    "contacts": "com.google.android.contacts",
+    "files": "com.google.android.apps.nbu.files",
+}
+
+
+def control_action(kind: ActionType, c: Control, why: str) -> Action:
+    x, y = c.center
+    return Action(
+        type=kind, x=x, y=y, target_label=c.label, target_resource_id=c.resource_id or None,
+        target_bounds=list(c.bounds), rationale=why,
+    )
+
+
+def main_scrollable(ui: UIContext) -> Optional[Control]:
+    """The largest scrollable container on screen."""
+    best, area = None, 0
+    for c in ui.controls:
+        if "swipe_down" in c.actions:
+            x1, y1, x2, y2 = c.bounds
+            a = (x2 - x1) * (y2 - y1)
+            if a > area:
+                best, area = c, a
+    return best
+
+
+def swipe_action(ui: UIContext, direction: str, why: str, container: Optional[Control] = None) -> Action:
+    """A swipe that scrolls ``container`` (or the screen) so content moves ``direction``.
+
+    "down" shows what is further down the list: the finger moves up.
+    """
+    if container is not None:
+        x1, y1, x2, y2 = container.bounds
+    else:
+        x1, y1, x2, y2 = 0, 0, ui.width, ui.height
+    x = (x1 + x2) // 2
+    h = y2 - y1
+    lo, hi = y1 + int(h * 0.25), y1 + int(h * 0.75)
+    start, end = (hi, lo) if direction == "down" else (lo, hi)
+    return Action(
+        type=ActionType.SWIPE, x=x, y=start, x2=x, y2=end,
+        target_label=container.label if container else None,
+        target_bounds=list(container.bounds) if container else None,
+        text=direction, rationale=why,
+    )
