@@ -557,7 +557,7 @@ def _instruction_sentences(text: str) -> list[str]:
         return chains[:1]
     first = _paragraph_start([(0, t) for t in sentences], flags.index(True))
     last = len(flags) - 1 - flags[::-1].index(True)
-    last = _telling_end([(0, t) for t in sentences], last, ["p"] * len(sentences))
+    last = _telling_end([(0, t) for t in sentences], last)
     return sentences[first:last + 1]
 
 
@@ -613,12 +613,13 @@ def _paragraph_start(sentences: Sequence[tuple[int, str]], first: int, most: int
 _TRAILING = 6
 
 
-def _telling_end(sentences: Sequence[tuple[int, str]], last: int, xpaths: Sequence[str]) -> int:
-    """Where the telling ends: the sentences after the last instruction in its own container
-    ("It's toward the bottom of the screen.", the options it offers), at most ``_TRAILING``."""
+def _telling_end(sentences: Sequence[tuple[int, str]], last: int) -> int:
+    """Where the telling ends: the sentences after the last instruction in its own paragraph
+    ("It's toward the bottom of the screen.", the options it offers), at most ``_TRAILING``;
+    a paragraph after it ("The names differ between makers.") is not part of it."""
     end = last
     while (end + 1 < len(sentences) and end - last < _TRAILING
-           and _parent(xpaths[end + 1]) == _parent(xpaths[last])
+           and sentences[end + 1][0] == sentences[last][0]
            and not sentences[end + 1][1].rstrip().endswith("?")):
         end += 1
     return end
@@ -643,7 +644,7 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             if sum(flags) >= 2:
                 first, last = flags.index(True), len(flags) - 1 - flags[::-1].index(True)
                 first = _paragraph_start(sentences, first)
-                last = _telling_end(sentences, last, [snippets[i].xpath for i, _ in sentences])
+                last = _telling_end(sentences, last)
                 kept = sentences[first:last + 1]
                 if len({i for i, _ in kept}) >= 2:  # one paragraph alone is an imperative block
                     blocks.append(Block("prose", [t for _, t in kept], [i for i, _ in kept]))

@@ -81,6 +81,15 @@ SRC_PERMISSION_MANAGER = ("AOSP packages/apps/PermissionController (Android 11) 
 SRC_APP_PERMISSION = ("AOSP packages/apps/PermissionController (Android 11) AppPermissionFragment: one app's "
                       "choice for one permission group (while-in-use choices for location, camera, microphone)")
 SRC_SOUNDS = "AOSP frameworks/base/data/sounds (ringtones/, notifications/, alarms/): sound titles"
+SRC_SCREEN_LOCK = (_S + "security/ChangeScreenLockPreferenceController.java: the Screen lock row opens "
+                   "ChooseLockGeneric (R.xml.security_settings_picker) directly when no secure lock is set (a set "
+                   "lock is confirmed first: not modelled, the phone starts with Swipe); its summary is the lock type")
+SRC_LOCK_PICKER = (_S + "password/ChooseLockGeneric.java: updatePreferencesOrFinish drops 'Continue without "
+                   "fingerprint/face' outside those setups; None and Swipe set the lock and finish; Pattern, PIN "
+                   "and Password open ChooseLockPattern / ChooseLockPassword")
+SRC_LOCK_SETUP = (_S + "password/ChooseLockPassword.java, ChooseLockPattern.java: stage Introduction (header "
+                  "'Set screen lock', 'For security, set PIN', Cancel / Next), then NeedToConfirm ('Re-enter your "
+                  "PIN', Cancel / Confirm); confirming sets the lock and returns to Security")
 SRC_ASSUMED_APPS = "assumed: common apps of a OnePlus 8 on OxygenOS 11 (plausible, not read from the APK)"
 
 
@@ -169,6 +178,13 @@ PICKERS: dict[str, tuple[str, bool, str]] = {
     "DefaultMailPicker": ("mail", False, SRC_ONEPLUS_PICKER),
 }
 
+#: the screen lock: the Security row, the chooser's XML, the lock types (unlock_set_<mode>: string suffix, stock
+#: text; the row key is unlock_set_<mode> except Swipe = unlock_set_none and None = unlock_set_off)
+LOCK_ROW_KEY = "unlock_set_or_change"
+LOCK_PICKER_XML = "security_settings_picker"
+LOCK_SETTING = "screen_lock_type"
+LOCK_MODES = (("off", "None"), ("none", "Swipe"), ("pattern", "Pattern"), ("pin", "PIN"), ("password", "Password"))
+
 #: pages whose on/off switch bar is drawn from a layout: screen -> the key of the switch row that opens it
 SWITCH_BARS: dict[str, str] = {"wifi_settings": "main_toggle_wifi", "bluetooth_screen": "bluetooth_settings"}
 
@@ -233,6 +249,7 @@ class _Builder:
         self.apps()
         self.special_access()
         self.permission_manager()
+        self.screen_lock()
 
     # -- helpers
 
@@ -616,6 +633,65 @@ class _Builder:
             self.attach(screen.id, el, manager_id, SRC_PERMISSION_MANAGER)
         for screen, el in location:
             self.attach(screen.id, el, pages["Location"][0], SRC_PERMISSION_MANAGER)
+
+
+    # -- screen lock
+
+    def screen_lock(self) -> None:
+        """Security > Screen lock opens the lock chooser; PIN, Password and Pattern go through a setup screen."""
+        picker = self.map.screens.get(LOCK_PICKER_XML)
+        where = next(((s, el) for s in self.map.screens.values() for el in s.elements
+                      if el.key == LOCK_ROW_KEY and not el.target), None)
+        if picker is None or where is None:
+            return
+        names = {mode: self.text(f"unlock_set_unlock_mode_{mode}", fallback) for mode, fallback in LOCK_MODES}
+        self.map.choice_settings[LOCK_SETTING] = {"options": list(names.values()), "initial": names["none"],
+                                                  "description": f"the screen lock type: {SRC_LOCK_PICKER}"}
+        screen, row = where
+        self.attach(screen.id, row, picker.id, SRC_SCREEN_LOCK)
+        row.shows, row.summary = LOCK_SETTING, ""
+        kept = []
+        for el in picker.elements:
+            mode = el.key.removeprefix("unlock_set_")
+            if mode not in names:
+                continue  # the skip rows of the fingerprint and face setups
+            if mode in ("off", "none"):
+                el.sets, el.closes = (LOCK_SETTING, names[mode]), 1
+            else:
+                el.kind, el.target = "link", self.lock_setup(mode, names[mode])
+            el.built_from = SRC_LOCK_PICKER
+            kept.append(el)
+        picker.elements = kept
+        self.fill(picker, [], SRC_LOCK_PICKER)
+
+    def lock_setup(self, mode: str, name: str) -> str:
+        """ChooseLockPassword / ChooseLockPattern: enter, Next, enter again, Confirm."""
+        sid, confirm_id = f"choose_lock_{mode}", f"choose_lock_{mode}__confirm"
+        header = self.text("lockpassword_choose_your_screen_lock_header", "Set screen lock")
+        if mode == "pattern":
+            intro = self.text("lockpattern_recording_intro_header", "Draw an unlock pattern")
+            again = self.text("lockpattern_need_to_confirm", "Draw pattern again to confirm")
+        else:
+            intro = self.text(f"lockpassword_choose_your_{mode}_message", f"For security, set {name}")
+            again = self.text(f"lockpassword_confirm_your_{mode}_header", f"Re-enter your {name}")
+        cancel = self.text("lockpassword_cancel_label", "Cancel")
+
+        def button(key: str, title: str, **how) -> MapElement:
+            return MapElement(key=key, kind="button", title=title, built_from=SRC_LOCK_SETUP, **how)
+
+        self.new_screen(confirm_id, header, SRC_LOCK_SETUP, [
+            MapElement(key=f"{mode}.confirm_header", kind="text", title=again, selectable=False,
+                       built_from=SRC_LOCK_SETUP),
+            MapElement(key=f"{mode}.confirm_entry", kind="input", title=name, built_from=SRC_LOCK_SETUP),
+            button(f"{mode}.confirm_cancel", cancel, closes=2),
+            button(f"{mode}.confirm", self.text("lockpassword_confirm_label", "Confirm"),
+                   sets=(LOCK_SETTING, name), closes=3)])
+        self.new_screen(sid, header, SRC_LOCK_SETUP, [
+            MapElement(key=f"{mode}.header", kind="text", title=intro, selectable=False, built_from=SRC_LOCK_SETUP),
+            MapElement(key=f"{mode}.entry", kind="input", title=name, built_from=SRC_LOCK_SETUP),
+            button(f"{mode}.cancel", cancel, closes=1),
+            button(f"{mode}.next", self.text("next_label", "Next"), target=confirm_id)])
+        return sid
 
 
 def _target_class(described: str) -> str:

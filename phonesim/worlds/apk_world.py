@@ -95,6 +95,7 @@ def ui_map_to_world(uimap: UIMap, *, name: str, description: str = "", label: st
                     goals: Optional[list[tuple[str, str, Any, str]]] = None) -> dict[str, Any]:
     """A world document (dict) for ``uimap``; see the module docstring for the mapping."""
     builder = _WorldBuilder(uimap)
+    builder.choice_settings()
     pages = [s for s in uimap.screens.values() if s.kind == "page"]
     for screen in pages:
         builder.page(screen)
@@ -137,6 +138,11 @@ class _WorldBuilder:
         self.page_value: dict[str, tuple[str, str]] = {}
 
     # -- screens
+
+    def choice_settings(self) -> None:
+        """Settings that built screens share (the screen lock type): one choice variable each."""
+        for key, spec in self.map.choice_settings.items():
+            self.var_of_key[key] = self.vars.get(key, {"type": "choice", **spec})
 
     def page(self, screen: MapScreen) -> None:
         home = screen.id == self.map.home
@@ -217,6 +223,10 @@ class _WorldBuilder:
             return {**node, "kind": "header", "title": title}
         if el.kind == "text":
             return {**node, "kind": "text", "text": "\n".join(t for t in (title, summary) if t)}
+        if el.kind == "input":
+            # an entry field on the page (a PIN or password), typed into directly
+            var = self.vars.get(el.key, {"type": "text", "initial": "", "description": f"typed: {el.built_from}"})
+            return {**node, "kind": "edit", "on_input": var, "hint": title}
         node.update({"kind": "row", "title": title})
         if summary:
             node["summary"] = summary
@@ -258,6 +268,10 @@ class _WorldBuilder:
                 self.summary_rows.setdefault(el.target, []).append((node, el))
         elif el.unresolved and el.kind in ("link", "pref", "switch"):
             node["on_click"] = [{"goto": self.placeholder(screen, el)}]
+        elif el.sets or el.closes:
+            node["on_click"] = self.set_and_close(el)
+        if el.shows in self.var_of_key:
+            node["summary"] = "{%s}" % self.var_of_key[el.shows]
         if not el.selectable and "on_click" not in node and "switch" not in node:
             node["clickable"] = False
         if not el.enabled:
@@ -268,9 +282,15 @@ class _WorldBuilder:
 
     def button(self, screen: MapScreen, el: MapElement, node: dict[str, Any]) -> dict[str, Any]:
         """An action button; one that changes data asks to confirm first (the confirm is what counts)."""
+        out = {"id": node["id"], "kind": "button", "text": clean_text(el.title)}
+        if el.target:
+            out["on_click"] = [{"goto": el.target}]
+            return out
+        if el.sets or el.closes:
+            out["on_click"] = self.set_and_close(el)
+            return out
         done = self.vars.get(f"{el.key}__done", {"type": "bool", "initial": False,
                                                  "description": f"pressed/confirmed: {el.title} ({el.built_from})"})
-        out = {"id": node["id"], "kind": "button", "text": clean_text(el.title)}
         if el.confirm:
             confirm = el.confirm
             did = f"{screen.id}__{el.key}__confirm"
@@ -284,6 +304,14 @@ class _WorldBuilder:
         else:
             out["on_click"] = [{"set": {done: True}}]
         return out
+
+    def set_and_close(self, el: MapElement) -> list[Any]:
+        """A tap that stores a value of a shared setting, then closes ``el.closes`` screens."""
+        effects: list[Any] = []
+        if el.sets:
+            key, value = el.sets
+            effects.append({"set": {self.var_of_key[key]: value}})
+        return effects + ["back"] * el.closes
 
     def fill_summaries(self) -> None:
         """A built row shows the value of the page it opens (the chosen app or sound, On/Off)."""

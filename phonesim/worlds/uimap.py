@@ -67,6 +67,12 @@ class MapElement:
     built_from: str = ""
     #: buttons whose action needs a confirm dialog: title, message, button (the confirm label)
     confirm: Optional[dict[str, str]] = None
+    #: a tap stores a value in a setting of ``UIMap.choice_settings``: (setting key, value)
+    sets: Optional[tuple[str, str]] = None
+    #: after its effect, a tap closes this many screens (an activity that finishes itself)
+    closes: int = 0
+    #: the row's summary shows the current value of this setting of ``UIMap.choice_settings``
+    shows: str = ""
 
     def labels(self) -> list[str]:
         """Every text a user could use to name this element."""
@@ -141,6 +147,9 @@ class UIMap:
     #: links the resources leave open that now open a screen built from AOSP behaviour
     #: (``reason`` holds the source; the link's original reason is in ``target``)
     built_links: list[Unresolved] = field(default_factory=list)
+    #: settings that several built screens read or write (the screen lock type): key ->
+    #: {"options": [...], "initial": value, "description": source}
+    choice_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     # ------------------------------------------------------------ graph
 

@@ -174,7 +174,7 @@ def test_a_changed_step_misses_the_cache_and_only_that_page_runs(tmp_path: Path)
     assert rows["http://site.test/other"].reused and rows["http://site.test/wrong"].reused
 
 
-def test_another_agent_setting_or_query_misses_the_cache(tmp_path: Path) -> None:
+def test_another_agent_setting_misses_the_cache(tmp_path: Path) -> None:
     execute_run(_make_run(tmp_path / "first"), _config(tmp_path, f"execution.devices=[sim:{WORLD}]"),
                 opener=_opener(Counter()))
     # a setting that shapes the verdict is part of the agent's fingerprint
@@ -335,3 +335,11 @@ def test_no_reuse_on_the_command_line(tmp_path: Path) -> None:
     assert not any(r.reused for r in forced.values())
     again = execute(_make_run(tmp_path / "again"))
     assert sum(r.reused for r in again.values()) == 3
+
+
+def test_a_broken_cache_file_never_fails_a_run(tmp_path: Path) -> None:
+    (tmp_path / "verdicts.sqlite").write_bytes(b"not a database, " * 100)
+    cfg = _config(tmp_path, f"execution.devices=[sim:{WORLD}]")
+    calls = Counter()
+    counts = execute_run(_make_run(tmp_path / "run"), cfg, opener=_opener(calls))
+    assert counts["executed"] == 3 and "reused" not in counts and calls["dump_xml"] > 0
