@@ -4,8 +4,9 @@ The preference XMLs of a decoded APK describe most of Settings, but some screens
 are filled by Java code at run time: the Default apps pickers list the installed
 apps that can take a role, the Accounts screen lists the accounts, Printing lists
 the print services, the app list and each app's info page come from the package
-manager, and a few links (Default Apps, SIM card lock) are made by a fragment that
-``fragment_xml.json`` cannot see. Without them the world shows empty pages where a
+manager, a few links (Default Apps, SIM card lock, Screen lock, Fingerprint) are made by a
+fragment or controller that ``fragment_xml.json`` cannot see, and the lock setup screens
+(ChooseLockPassword / ChooseLockPattern) are drawn from layouts. Without them the world shows empty pages where a
 phone shows choices, and the right tap of a how-to page fails.
 
 :func:`add_code_built_screens` fills them in on a parsed :class:`UIMap`, the same
@@ -90,6 +91,15 @@ SRC_LOCK_PICKER = (_S + "password/ChooseLockGeneric.java: updatePreferencesOrFin
 SRC_LOCK_SETUP = (_S + "password/ChooseLockPassword.java, ChooseLockPattern.java: stage Introduction (header "
                   "'Set screen lock', 'For security, set PIN', Cancel / Next), then NeedToConfirm ('Re-enter your "
                   "PIN', Cancel / Confirm); confirming sets the lock and returns to Security")
+SRC_FINGERPRINT = (_S + "biometrics/fingerprint/FingerprintStatusPreferenceController.java (no print enrolled: "
+                   "FingerprintEnrollIntroduction, Cancel / Continue); with no screen lock, Continue opens "
+                   "ChooseLockGeneric for a fingerprint backup lock ('Fingerprint + PIN', ..., 'Continue without "
+                   "fingerprint'); the sensor touches of FingerprintEnrollEnrolling are not modelled")
+SRC_PROFILE_ROWS = (_S + "security/ChangeProfileScreenLockPreferenceController, LockUnificationPreferenceController, "
+                    "VisiblePatternProfilePreferenceController, biometrics/*ProfileStatusPreferenceController: "
+                    "isAvailable() needs a work profile, which this phone does not have")
+SRC_ENCRYPTION = (_S + "security/EncryptionStatusPreferenceController.java: on an encrypted phone the row shows "
+                  "'Encrypted' and opens nothing (setFragment(null)); a OnePlus 8 is encrypted (file-based) by default")
 SRC_ASSUMED_APPS = "assumed: common apps of a OnePlus 8 on OxygenOS 11 (plausible, not read from the APK)"
 
 
@@ -185,6 +195,13 @@ LOCK_PICKER_XML = "security_settings_picker"
 LOCK_SETTING = "screen_lock_type"
 LOCK_MODES = (("off", "None"), ("none", "Swipe"), ("pattern", "Pattern"), ("pin", "PIN"), ("password", "Password"))
 
+#: Security rows: Fingerprint (no print enrolled), the work-profile section (no work profile), encryption status
+FINGERPRINT_ROW_KEY = "fingerprint_settings"
+WORK_PROFILE_HEADER = "security_category_profile"
+WORK_PROFILE_ROWS = ("unification", "unlock_set_or_change_profile", "visiblepattern_profile",
+                     "fingerprint_settings_profile", "face_settings_profile")
+ENCRYPTION_ROW_KEY = "encryption_and_credentials_encryption_status"
+
 #: pages whose on/off switch bar is drawn from a layout: screen -> the key of the switch row that opens it
 SWITCH_BARS: dict[str, str] = {"wifi_settings": "main_toggle_wifi", "bluetooth_screen": "bluetooth_settings"}
 
@@ -250,6 +267,8 @@ class _Builder:
         self.special_access()
         self.permission_manager()
         self.screen_lock()
+        self.fingerprint()
+        self.security_rows()
 
     # -- helpers
 
@@ -664,10 +683,19 @@ class _Builder:
         picker.elements = kept
         self.fill(picker, [], SRC_LOCK_PICKER)
 
-    def lock_setup(self, mode: str, name: str) -> str:
-        """ChooseLockPassword / ChooseLockPattern: enter, Next, enter again, Confirm."""
-        sid, confirm_id = f"choose_lock_{mode}", f"choose_lock_{mode}__confirm"
-        header = self.text("lockpassword_choose_your_screen_lock_header", "Set screen lock")
+    def lock_setup(self, mode: str, name: str, purpose: str = "", opened_over: int = 1) -> str:
+        """ChooseLockPassword / ChooseLockPattern: enter, Next, enter again, Confirm.
+
+        ``purpose`` "fingerprint" is the backup lock of a fingerprint setup (its own header);
+        ``opened_over`` is how many screens opened on the way (Confirm closes them all).
+        """
+        sid = f"choose_lock_{mode}" + (f"__{purpose}" if purpose else "")
+        confirm_id = f"{sid}__confirm"
+        if purpose:
+            header = self.text(f"lockpassword_choose_your_{mode}_header_for_{purpose}",
+                               f"To use {purpose}, set {name}")
+        else:
+            header = self.text("lockpassword_choose_your_screen_lock_header", "Set screen lock")
         if mode == "pattern":
             intro = self.text("lockpattern_recording_intro_header", "Draw an unlock pattern")
             again = self.text("lockpattern_need_to_confirm", "Draw pattern again to confirm")
@@ -680,18 +708,71 @@ class _Builder:
             return MapElement(key=key, kind="button", title=title, built_from=SRC_LOCK_SETUP, **how)
 
         self.new_screen(confirm_id, header, SRC_LOCK_SETUP, [
-            MapElement(key=f"{mode}.confirm_header", kind="text", title=again, selectable=False,
+            MapElement(key=f"{confirm_id}.header", kind="text", title=again, selectable=False,
                        built_from=SRC_LOCK_SETUP),
-            MapElement(key=f"{mode}.confirm_entry", kind="input", title=name, built_from=SRC_LOCK_SETUP),
-            button(f"{mode}.confirm_cancel", cancel, closes=2),
-            button(f"{mode}.confirm", self.text("lockpassword_confirm_label", "Confirm"),
-                   sets=(LOCK_SETTING, name), closes=3)])
+            MapElement(key=f"{confirm_id}.entry", kind="input", title=name, built_from=SRC_LOCK_SETUP),
+            button(f"{confirm_id}.cancel", cancel, closes=2),
+            button(f"{confirm_id}.confirm", self.text("lockpassword_confirm_label", "Confirm"),
+                   sets=(LOCK_SETTING, name), closes=opened_over + 2)])
         self.new_screen(sid, header, SRC_LOCK_SETUP, [
-            MapElement(key=f"{mode}.header", kind="text", title=intro, selectable=False, built_from=SRC_LOCK_SETUP),
-            MapElement(key=f"{mode}.entry", kind="input", title=name, built_from=SRC_LOCK_SETUP),
-            button(f"{mode}.cancel", cancel, closes=1),
-            button(f"{mode}.next", self.text("next_label", "Next"), target=confirm_id)])
+            MapElement(key=f"{sid}.header", kind="text", title=intro, selectable=False, built_from=SRC_LOCK_SETUP),
+            MapElement(key=f"{sid}.entry", kind="input", title=name, built_from=SRC_LOCK_SETUP),
+            button(f"{sid}.cancel", cancel, closes=1),
+            button(f"{sid}.next", self.text("next_label", "Next"), target=confirm_id)])
         return sid
+
+
+    def fingerprint(self) -> None:
+        """Security > Fingerprint with no print enrolled: the introduction, then a backup screen lock."""
+        picker = self.map.screens.get(LOCK_PICKER_XML)
+        where = next(((s, el) for s in self.map.screens.values() for el in s.elements
+                      if el.key == FINGERPRINT_ROW_KEY and not el.target), None)
+        if picker is None or where is None or LOCK_SETTING not in self.map.choice_settings:
+            return
+        names = {mode: self.text(f"unlock_set_unlock_mode_{mode}", fallback) for mode, fallback in LOCK_MODES}
+        rows = [MapElement(key="fingerprint_lock.message", kind="text", selectable=False, built_from=SRC_FINGERPRINT,
+                           title=self.text("lock_settings_picker_fingerprint_message",
+                                           "Choose your backup screen lock method"))]
+        for mode in ("pattern", "pin", "password"):
+            title = self.text(f"fingerprint_unlock_set_unlock_{mode}", f"Fingerprint + {names[mode]}")
+            rows.append(MapElement(key=f"fingerprint_lock.{mode}", kind="link", title=title, built_from=SRC_FINGERPRINT,
+                                   target=self.lock_setup(mode, names[mode], "fingerprint", opened_over=2)))
+        rows.append(MapElement(key="fingerprint_lock.skip", kind="pref", closes=2, built_from=SRC_FINGERPRINT,
+                               title=self.text("fingerprint_unlock_skip_fingerprint", "Continue without fingerprint")))
+        chooser = "fingerprint_choose_lock"
+        self.new_screen(chooser, picker.title, SRC_FINGERPRINT, rows)
+        intro = "fingerprint_enroll_introduction"
+        self.new_screen(intro, self.text("security_settings_fingerprint_enroll_introduction_title",
+                                         "Unlock with fingerprint"), SRC_FINGERPRINT, [
+            MapElement(key="fingerprint_intro.message", kind="text", selectable=False, built_from=SRC_FINGERPRINT,
+                       title=self.text("security_settings_fingerprint_enroll_introduction_message",
+                                       "Just touch the fingerprint sensor to unlock your phone.")),
+            MapElement(key="fingerprint_intro.cancel", kind="button", closes=1, built_from=SRC_FINGERPRINT,
+                       title=self.text("security_settings_fingerprint_enroll_introduction_cancel", "Cancel")),
+            MapElement(key="fingerprint_intro.continue", kind="button", target=chooser, built_from=SRC_FINGERPRINT,
+                       title=self.text("security_settings_fingerprint_enroll_introduction_continue", "Continue"))])
+        screen, row = where
+        self.attach(screen.id, row, intro, SRC_FINGERPRINT)
+        if row.summary.strip() in ("%s", "…"):
+            row.summary = ""
+
+    def security_rows(self) -> None:
+        """Rows of Security that AOSP controllers hide or make inert on this phone."""
+        for screen in self.map.screens.values():
+            if "__" in screen.id:
+                continue  # per-app copies and built screens
+            before = len(screen.elements)
+            screen.elements = [e for e in screen.elements
+                               if e.key not in WORK_PROFILE_ROWS and e.key != WORK_PROFILE_HEADER]
+            if len(screen.elements) < before:
+                self.fill(screen, [], SRC_PROFILE_ROWS)
+            for el in screen.elements:
+                if el.key == ENCRYPTION_ROW_KEY and el.unresolved:
+                    el.unresolved, el.kind, el.selectable, el.built_from = None, "pref", False, SRC_ENCRYPTION
+                    el.summary = self.text("crypt_keeper_encrypted_summary", "Encrypted")
+                    self.map.unresolved = [u for u in self.map.unresolved
+                                           if not (u.screen == screen.id and u.element == el.title)]
+                    self.fill(screen, [], SRC_ENCRYPTION)
 
 
 def _target_class(described: str) -> str:

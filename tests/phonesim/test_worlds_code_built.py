@@ -284,3 +284,120 @@ def test_the_world_records_where_built_content_comes_from(imported):
     assert "assumed" in doc["state"][browser_var]["description"]
     # an XML screen the app does not fill in code keeps no source
     assert "source" not in screens["display_settings"]
+
+
+# -- the screen lock (Security & Lock Screen > Screen lock)
+
+def _screen_lock_summary(device) -> str:
+    """The summary of the Screen lock row on Security & Lock Screen (the current lock type)."""
+    for row in nodes(device):
+        inner = list(row.iter("node"))
+        if row.get("clickable") == "true" and any(n.get("text") == "Screen lock" for n in inner):
+            return next((n.get("text") for n in inner if n.get("resource-id") == "android:id/summary"), "")
+    raise AssertionError(f"no Screen lock row; texts: {texts(device)}")
+
+
+def _type_into_field(device, text: str) -> None:
+    field = next((n for n in nodes(device) if n.get("class") == "android.widget.EditText"), None)
+    assert field is not None, texts(device)
+    x1, y1, x2, y2 = (int(v) for v in field.get("bounds").replace("][", ",").strip("[]").split(","))
+    device.tap((x1 + x2) // 2, (y1 + y2) // 2)
+    device.input_text(text)
+
+
+def _open_screen_lock(device) -> None:
+    tap_text(device, "Security & Lock Screen")
+    tap_text(device, "Screen lock")
+
+
+def test_screen_lock_opens_the_chooser_with_the_five_lock_types(device):
+    tap_text(device, "Security & Lock Screen")
+    assert _screen_lock_summary(device) == "Swipe"  # a phone with no secure lock (the modelled start)
+    tap_text(device, "Screen lock")
+    shown = texts(device)
+    assert "Choose screen lock" in shown
+    for choice in ("None", "Swipe", "Pattern", "PIN", "Password"):
+        assert choice in shown, shown
+    # the skip rows belong to the fingerprint and face setups only
+    assert "Continue without fingerprint" not in shown and "Continue without face unlock" not in shown
+
+
+def test_choosing_pin_enters_it_twice_and_sets_the_lock(device):
+    _open_screen_lock(device)
+    _tap_row(device, "PIN")
+    assert {"Set screen lock", "For security, set PIN", "Cancel", "Next"} <= set(texts(device))
+    _type_into_field(device, "1234")
+    assert "1234" in texts(device)
+    tap_text(device, "Next")
+    assert {"Re-enter your PIN", "Confirm"} <= set(texts(device))
+    _type_into_field(device, "1234")
+    tap_text(device, "Confirm")
+    assert "Security & Lock Screen" in texts(device)  # back where the user started
+    assert _screen_lock_summary(device) == "PIN"
+    assert device.simulator.state["screen_lock_type"] == "PIN"  # label only
+
+
+def test_choosing_none_or_swipe_sets_the_lock_and_closes_the_chooser(device):
+    _open_screen_lock(device)
+    _tap_row(device, "None")
+    assert "Choose screen lock" not in texts(device)
+    assert _screen_lock_summary(device) == "None"
+    tap_text(device, "Screen lock")
+    _tap_row(device, "Swipe")
+    assert _screen_lock_summary(device) == "Swipe"
+
+
+def test_cancelling_a_lock_setup_returns_to_the_chooser_and_changes_nothing(device):
+    _open_screen_lock(device)
+    _tap_row(device, "Pattern")
+    assert "Draw an unlock pattern" in texts(device)
+    tap_text(device, "Cancel")
+    assert "Choose screen lock" in texts(device)
+    device.key("back")
+    assert _screen_lock_summary(device) == "Swipe"
+
+
+def test_the_screen_lock_link_is_counted_and_sourced(imported):
+    uimap, doc, world = imported
+    report = apk_coverage(uimap, world)
+    assert ("security_dashboard_settings", "Screen lock") in {(b["screen"], b["element"]) for b in report["built_links"]}
+    screens = {s["id"]: s for s in doc["screens"]}
+    assert "ChooseLockGeneric" in screens["security_settings_picker"]["source"]
+    assert "ChooseLockPassword" in screens["choose_lock_pin"]["source"]
+    assert "ChooseLockGeneric" in doc["state"]["screen_lock_type"]["description"]
+
+
+def test_fingerprint_with_no_lock_asks_for_a_backup_lock_and_sets_it(device):
+    tap_text(device, "Security & Lock Screen")
+    tap_text(device, "Fingerprint")
+    assert {"Unlock with fingerprint", "Cancel", "Continue"} <= set(texts(device))
+    tap_text(device, "Continue")
+    shown = set(texts(device))
+    assert {"Fingerprint + Pattern", "Fingerprint + PIN", "Fingerprint + Password",
+            "Continue without fingerprint"} <= shown
+    _tap_row(device, "Fingerprint + PIN")
+    assert "To use fingerprint, set PIN" in texts(device)
+    _type_into_field(device, "2580")
+    tap_text(device, "Next")
+    _type_into_field(device, "2580")
+    tap_text(device, "Confirm")
+    assert _screen_lock_summary(device) == "PIN"  # the backup lock is the screen lock
+
+
+def test_continue_without_fingerprint_returns_to_security_unchanged(device):
+    tap_text(device, "Security & Lock Screen")
+    tap_text(device, "Fingerprint")
+    tap_text(device, "Continue")
+    _tap_row(device, "Continue without fingerprint")
+    assert _screen_lock_summary(device) == "Swipe"
+
+
+def test_security_hides_the_work_profile_section_and_shows_encryption_as_done(device):
+    tap_text(device, "Security & Lock Screen")
+    shown = texts(device)
+    assert "Work profile security" not in shown and "Work profile lock" not in shown
+    tap_text(device, "Encryption & Credentials")
+    assert "Encrypted" in texts(device)
+    before = texts(device)
+    tap_text(device, "Encrypt Phone")  # an encrypted phone's status row opens nothing
+    assert texts(device) == before
