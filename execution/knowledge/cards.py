@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from execution.predict.match import lexical_score, normalise
+from verirank_core.resources import KNOWLEDGE_DIR
 
 __all__ = ["Card", "KnowledgeBase", "TABLE", "cards_from_resources", "cards_from_map", "build_knowledge",
            "load_knowledge", "knowledge_for_device", "knowledge_for_world", "knowledge_for_trajectory",
            "cards_for_identity", "KNOWLEDGE_DIR"]
 
-KNOWLEDGE_DIR = Path(__file__).resolve().parents[2] / "datasets" / "knowledge"
 
 #: a page's phrase must spell a card's phrase this well to retrieve it (near-equal, not loose)
 PHRASE_MATCH = 0.9

@@ -100,6 +100,10 @@ SRC_PROFILE_ROWS = (_S + "security/ChangeProfileScreenLockPreferenceController, 
                     "isAvailable() needs a work profile, which this phone does not have")
 SRC_ENCRYPTION = (_S + "security/EncryptionStatusPreferenceController.java: on an encrypted phone the row shows "
                   "'Encrypted' and opens nothing (setFragment(null)); a OnePlus 8 is encrypted (file-based) by default")
+SRC_CREDENTIALS_RESET = ("AOSP packages/apps/Settings (Android 11) CredentialStorage.java (action "
+                         "com.android.credentials.RESET): a dialog 'Remove all the contents?' with Cancel / OK")
+SRC_TRUST_AGENTS = (_S + "security/trustagent/ManageTrustAgentsPreferenceController.java: without a secure "
+                    "screen lock the Trust agents row is disabled ('To use, first set a screen lock')")
 SRC_ASSUMED_APPS = "assumed: common apps of a OnePlus 8 on OxygenOS 11 (plausible, not read from the APK)"
 
 
@@ -201,6 +205,8 @@ WORK_PROFILE_HEADER = "security_category_profile"
 WORK_PROFILE_ROWS = ("unification", "unlock_set_or_change_profile", "visiblepattern_profile",
                      "fingerprint_settings_profile", "face_settings_profile")
 ENCRYPTION_ROW_KEY = "encryption_and_credentials_encryption_status"
+CREDENTIALS_RESET_KEY = "credentials_reset"
+TRUST_AGENTS_KEY = "manage_trust_agents"
 
 #: pages whose on/off switch bar is drawn from a layout: screen -> the key of the switch row that opens it
 SWITCH_BARS: dict[str, str] = {"wifi_settings": "main_toggle_wifi", "bluetooth_screen": "bluetooth_settings"}
@@ -773,6 +779,16 @@ class _Builder:
                     self.map.unresolved = [u for u in self.map.unresolved
                                            if not (u.screen == screen.id and u.element == el.title)]
                     self.fill(screen, [], SRC_ENCRYPTION)
+                elif el.key == TRUST_AGENTS_KEY and LOCK_SETTING in self.map.choice_settings:
+                    secure = tuple(self.text(f"unlock_set_unlock_mode_{m}", f) for m, f in LOCK_MODES
+                                   if m not in ("off", "none"))
+                    el.enabled_when, el.built_from = (LOCK_SETTING, secure), SRC_TRUST_AGENTS
+                    self.fill(screen, [], SRC_TRUST_AGENTS)
+                elif el.key == CREDENTIALS_RESET_KEY and el.unresolved:
+                    self.attach(screen.id, el, "", SRC_CREDENTIALS_RESET)
+                    el.target, el.kind = None, "pref"
+                    el.confirm = {"title": "", "message": self.text("credentials_reset_hint", "Remove all the contents?"),
+                                  "button": "OK"}
 
 
 def _target_class(described: str) -> str:

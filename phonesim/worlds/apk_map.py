@@ -30,6 +30,7 @@ from lxml import etree
 
 from phonesim.worlds.aosp_arrays import stock_array
 from phonesim.worlds.aosp_screens import add_code_built_screens
+from phonesim.worlds.other_app_screens import add_other_app_screens
 from phonesim.worlds.uimap import MapElement, MapScreen, UIMap, Unresolved
 from verirank_core.errors import WorldError
 
@@ -411,6 +412,8 @@ class _ApkParser:
         self.inject_tiles()
         # screens the app fills in code get their content from AOSP behaviour (aosp_screens.py)
         add_code_built_screens(self.map, self.strings)
+        # other apps' screens that Settings opens (a keyboard's settings, TalkBack): other_app_screens.py
+        add_other_app_screens(self.map)
         self.fill_titles()
         self.map.missing_strings = list(self.strings.missing)
         self.map.skipped = dict(sorted(self.skipped.items()))

@@ -270,6 +270,8 @@ class _WorldBuilder:
             node["on_click"] = [{"goto": self.placeholder(screen, el)}]
         elif el.sets or el.closes:
             node["on_click"] = self.set_and_close(el)
+        elif el.confirm:
+            node["on_click"] = [{"dialog": self.confirm_dialog(screen, el)}]  # a row that asks first
         if el.shows in self.var_of_key:
             node["summary"] = "{%s}" % self.var_of_key[el.shows]
         if not el.selectable and "on_click" not in node and "switch" not in node:
@@ -278,6 +280,9 @@ class _WorldBuilder:
             node["enabled"] = False
         elif el.dependency and el.dependency in self.var_of_key:
             node["enabled_if"] = self.var_of_key[el.dependency]
+        elif el.enabled_when and el.enabled_when[0] in self.var_of_key:
+            key, values = el.enabled_when
+            node["enabled_if"] = " or ".join(f"{self.var_of_key[key]} == '{v}'" for v in values)
         return node
 
     def button(self, screen: MapScreen, el: MapElement, node: dict[str, Any]) -> dict[str, Any]:
@@ -289,21 +294,43 @@ class _WorldBuilder:
         if el.sets or el.closes:
             out["on_click"] = self.set_and_close(el)
             return out
-        done = self.vars.get(f"{el.key}__done", {"type": "bool", "initial": False,
-                                                 "description": f"pressed/confirmed: {el.title} ({el.built_from})"})
         if el.confirm:
-            confirm = el.confirm
-            did = f"{screen.id}__{el.key}__confirm"
-            self.screens.append({
-                "id": did, "kind": "dialog", "title": clean_text(confirm.get("title", "")),
-                "message": clean_text(confirm.get("message", "")), "nodes": [],
-                "buttons": [{"kind": "button", "text": "Cancel"},
-                            {"kind": "button", "text": clean_text(confirm["button"]),
-                             "on_click": [{"set": {done: True}}, "dismiss"]}]})
-            out["on_click"] = [{"dialog": did}]
+            out["on_click"] = [{"dialog": self.confirm_dialog(screen, el)}]
         else:
-            out["on_click"] = [{"set": {done: True}}]
+            out["on_click"] = [{"set": {self.done_var(el): True}}]
         return out
+
+    def done_var(self, el: MapElement) -> str:
+        return self.vars.get(f"{el.key}__done", {"type": "bool", "initial": False,
+                                                 "description": f"pressed/confirmed: {el.title} ({el.built_from})"})
+
+    def confirm_dialog(self, screen: MapScreen, el: MapElement) -> str:
+        """The dialog a data-changing action asks first; its confirm button sets ``<key>__done``."""
+        confirm = el.confirm or {}
+        did = f"{screen.id}__{el.key}__confirm"
+        if el.kind == "switch":
+            return self.switch_confirm(did, el, confirm)
+        self.screens.append({
+            "id": did, "kind": "dialog", "title": clean_text(confirm.get("title", "")),
+            "message": clean_text(confirm.get("message", "")), "nodes": [],
+            "buttons": [{"kind": "button", "text": "Cancel"},
+                        {"kind": "button", "text": clean_text(confirm["button"]),
+                         "on_click": [{"set": {self.done_var(el): True}}, "dismiss"]}]})
+        return did
+
+    def switch_confirm(self, did: str, el: MapElement, confirm: dict[str, str]) -> str:
+        """A switch that asks before each change (an accessibility service): the dialog's words follow its state."""
+        var = self.var_of_key[el.key]
+
+        def either(field: str) -> str:
+            on, off = clean_text(confirm.get(f"off_{field}", "")), clean_text(confirm.get(field, ""))
+            return "{%s?%s:%s}" % (var, on.replace(":", ""), off.replace(":", ""))
+
+        self.screens.append({
+            "id": did, "kind": "dialog", "title": either("title"), "message": either("message"), "nodes": [],
+            "buttons": [{"kind": "button", "text": "{%s?Cancel:%s}" % (var, clean_text(confirm.get("cancel", "Cancel")))},
+                        {"kind": "button", "text": either("button"), "on_click": [{"toggle": var}, "dismiss"]}]})
+        return did
 
     def set_and_close(self, el: MapElement) -> list[Any]:
         """A tap that stores a value of a shared setting, then closes ``el.closes`` screens."""

@@ -78,6 +78,8 @@ def _built_counts(uimap: UIMap, pages: list, reachable: dict[str, int]) -> dict[
         "filled_xml_screens": len(built) - len(new) - len(cloned),
         "reachable_from_home": sum(1 for s in built if s.id in reachable),
         "links": len(uimap.built_links),
+        # of which other apps' screens (Gboard, TalkBack) from their documented behaviour
+        "other_app_screens": sum(1 for s in built if is_other_app_screen(s)),
     }
 
 

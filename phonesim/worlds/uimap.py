@@ -73,6 +73,8 @@ class MapElement:
     closes: int = 0
     #: the row's summary shows the current value of this setting of ``UIMap.choice_settings``
     shows: str = ""
+    #: enabled only while a setting of ``UIMap.choice_settings`` has one of these values: (key, values)
+    enabled_when: Optional[tuple[str, tuple[str, ...]]] = None
 
     def labels(self) -> list[str]:
         """Every text a user could use to name this element."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support_worlds import find, nodes, tap_text, texts
+from support_worlds import find, nodes, scroll_down, tap_text, texts
 
 from phonesim.device import SimDevice
 from phonesim.worlds.apk_map import parse_apk
@@ -401,3 +401,43 @@ def test_security_hides_the_work_profile_section_and_shows_encryption_as_done(de
     before = texts(device)
     tap_text(device, "Encrypt Phone")  # an encrypted phone's status row opens nothing
     assert texts(device) == before
+
+
+def test_clear_credentials_asks_to_confirm_first(device):
+    tap_text(device, "Security & Lock Screen")
+    tap_text(device, "Encryption & Credentials")
+    tap_text(device, "Clear Credentials")
+    assert {"Remove all the contents?", "Cancel", "OK"} <= set(texts(device))
+    tap_text(device, "Cancel")
+    assert "Clear Credentials" in texts(device)
+    done = [v for v in device.simulator.state if v.startswith("credentials_reset") and v.endswith("__done")]
+    assert len(done) == 1 and device.simulator.state[done[0]] is False  # label only
+    tap_text(device, "Clear Credentials")
+    tap_text(device, "OK")
+    assert device.simulator.state[done[0]] is True
+
+
+def _trust_agents_enabled(device) -> bool:
+    """Scroll Security & Lock Screen to the Trust Agents row; is it enabled?"""
+    for _ in range(8):
+        # the innermost node holding the row's title and summary (ancestors come first in the dump)
+        rows = [r for r in nodes(device) if not r.get("text")
+                and any(n.get("text") == "Trust Agents" for n in r.iter("node"))]
+        if rows:
+            return rows[-1].get("enabled") == "true"
+        assert scroll_down(device), texts(device)
+    raise AssertionError(f"no Trust Agents row; texts: {texts(device)}")
+
+
+def test_trust_agents_need_a_secure_screen_lock(device):
+    tap_text(device, "Security & Lock Screen")
+    assert not _trust_agents_enabled(device)  # no secure lock at the start
+    device.key("back")
+    _open_screen_lock(device)
+    _tap_row(device, "Password")
+    _type_into_field(device, "secret1")
+    tap_text(device, "Next")
+    _type_into_field(device, "secret1")
+    tap_text(device, "Confirm")
+    assert _screen_lock_summary(device) == "Password"
+    assert _trust_agents_enabled(device)
