@@ -43,8 +43,7 @@ FINGERPRINT_NAME = "fingerprint.json"
 FINGERPRINT_FILES: tuple[str, ...] = (
     "execution/agent.py", "execution/judge.py", "execution/goal.py", "execution/goal_check.py",
     "execution/proxy.py", "execution/distill.py",
-    "execution/uicontext.py", "execution/uitree.py", "execution/predict/base.py", "execution/predict/heuristic.py",
-    "execution/predict/steps.py", "execution/predict/match.py", "execution/predict/uimap.py",
+    "execution/uicontext.py", "execution/uitree.py", "execution/safety.py", "execution/predict/*.py",
     "execution/knowledge/*.py", "datasets/knowledge/*.json", "ranking/features.py", "ranking/terms.py",
     "howtobench/pretrain.py",
 )

@@ -45,7 +45,7 @@ from execution.predict.moves import Act, Satisfied, Skip
 from execution.predict.repairs import ROUTABLE as _ROUTABLE, Repairs
 from execution.predict.gestures import KNOWN_APPS, control_action, main_scrollable, swipe_action
 from execution.predict.match import Match, Matcher, _tokens, lexical_score, normalise
-from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState)
+from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState, TapRecord)
 from execution.predict.steps import Intent
 from verirank_core.execution_config import AgentConfig, HeuristicPredictorConfig
 from verirank_core.execution_records import Action, ActionType, DeviationKind
@@ -159,6 +159,7 @@ class HeuristicPredictor(Repairs, ActionPredictor):
             if result.done:
                 st.pending = st.pos + 1
             retry, st.reflection.retry_step = st.reflection.retry_step, None
+            self._remember_tap(result, ctx, st)
             return Prediction(
                 action=result.action,
                 # a reflection retry redoes an earlier step: it is recorded under that step
@@ -228,6 +229,18 @@ class HeuristicPredictor(Repairs, ActionPredictor):
                 result.deviation, result.kind = True, repair.value
                 result.action.rationale = f"after going back ({repair.value}): {result.action.rationale}"
         return result
+
+    @staticmethod
+    def _remember_tap(result: Act, ctx: PredictContext, st: PlanState) -> None:
+        """Record a tap with the screen's on/off states, so reflection can tell whether it changed one."""
+        if result.action.type != ActionType.CLICK or result.control_id is None:
+            return
+        c = next((c for c in ctx.ui.controls if c.id == result.control_id), None)
+        if c is None:
+            return
+        states = tuple((o.label, tuple(o.bounds), bool(o.checked)) for o in ctx.ui.controls if o.checked is not None)
+        st.taps[(ctx.ui.signature or "", tuple(c.bounds))] = TapRecord(
+            label=c.label, bounds=tuple(c.bounds), toggle=c.checked is not None, states=states)
 
     def _state(self, ctx: PredictContext) -> PlanState:
         st: Optional[PlanState] = ctx.memory.get("heuristic")

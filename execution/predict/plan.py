@@ -31,7 +31,7 @@ from execution.predict.match import normalise
 from execution.predict.steps import Intent, parse_step_in_context
 
 __all__ = ["PlanItem", "PagePlan", "PlanState", "SearchState", "SearchPhase", "ReflectionState",
-           "NavigationState", "SKIPPABLE_KINDS"]
+           "NavigationState", "TapRecord", "SKIPPABLE_KINDS"]
 
 #: intents that only navigate: their item may be skipped when a later named item is visible
 SKIPPABLE_KINDS = frozenset({"tap", "open", "scroll"})
@@ -153,6 +153,28 @@ class SearchState:
     map_done: bool = False
 
 
+@dataclass(frozen=True)
+class TapRecord:
+    """A tap the predictor sent, with the on/off states of the screen it was sent on.
+
+    Reflection reads it to tell a tap that changed a state (a switch or checkbox row, or a row
+    whose tap flipped a checked state) from one that only navigated: retrying the former would
+    undo it (docs/agent.md, "Reflection").
+    """
+
+    label: str
+    bounds: tuple[int, ...]
+    #: the tapped control was a switch or checkbox (its tap toggles a state)
+    toggle: bool
+    #: (label, bounds) -> checked, for every switch/checkbox/radio of that screen
+    states: tuple[tuple[str, tuple[int, ...], bool], ...] = ()
+
+    def flipped_on(self, controls) -> bool:
+        """Some switch of the tap's screen now shows the other state (``controls`` of a later screen)."""
+        now = {(c.label, tuple(c.bounds)): c.checked for c in controls if c.checked is not None}
+        return any(now.get((label, bounds), checked) != checked for label, bounds, checked in self.states)
+
+
 @dataclass
 class ReflectionState:
     """Going back once after a failed step and retrying the earlier step's runner-up (MobA)."""
@@ -164,6 +186,8 @@ class ReflectionState:
     #: the earlier step the retry serves (the action is recorded under it)
     step: Optional[int] = None
     retry_step: Optional[int] = None
+    #: the tap reflection went back from, as recorded when it was sent
+    tap: Optional[TapRecord] = None
 
 
 @dataclass
@@ -192,6 +216,8 @@ class PlanState:
     reflection: ReflectionState = field(default_factory=ReflectionState)
     #: the title of the app's first screen (its home screen), seen at the start of the episode
     home_title: Optional[str] = None
+    #: every tap sent, by (screen signature, control bounds): what reflection may not redo
+    taps: dict[tuple[str, tuple[int, ...]], TapRecord] = field(default_factory=dict)
 
     def next_item(self) -> None:
         self.item = NavigationState()

@@ -41,6 +41,11 @@ class Repairs:
         Go back along the recorded path to the screen of the last forward tap, then retry
         the step that tap served with its runner-up control, once. The page's current step
         checks the outcome: its item must then be found (or the episode stops).
+
+        Only a navigation is retried. A tap whose recorded effect was a state change (it hit a
+        switch or checkbox row, or a switch of its screen shows the other state afterwards, in
+        place or once back there) took effect: retrying its step would undo it, so reflection
+        leaves it, as a careful person stops when the next named item is not there.
         """
         if not self.use_reflection:
             return None
@@ -49,11 +54,15 @@ class Repairs:
             last = next((h for h in reversed(ctx.history)
                          if not h.noop and h.ok and h.changed and h.action.type == ActionType.CLICK
                          and h.signature and h.signature != ctx.ui.signature), None)
-            if last is None:
+            tap = st.taps.get((last.signature, tuple(last.action.target_bounds or ()))) if last else None
+            if last is None or (tap is not None and (tap.toggle or tap.flipped_on(ctx.ui.controls))):
+                # a tap that changed a state (a switch or checkbox row, or a row that flipped one in
+                # place) took effect: retrying its step would undo it; only the search goes on
                 r.phase = "done"
                 return self._search(intent, ctx, st)
             st.reflection = ReflectionState(phase="retry", avoid_label=last.action.target_label,
-                                            avoid_bounds=last.action.target_bounds, step=last.step_index)
+                                            avoid_bounds=last.action.target_bounds, step=last.step_index,
+                                            tap=tap)
             st.item.search = SearchState(backs=self.max_backs)  # scroll the earlier screen, but no further backs
             st.item.entered = False
             return Act(Action(type=ActionType.BACK,
@@ -63,6 +72,10 @@ class Repairs:
         if r.phase == "retry":
             r.phase = "done"
             st.item.search = SearchState(backs=self.max_backs)
+            if r.tap is not None and r.tap.flipped_on(ctx.ui.controls):
+                # back on the tap's screen, a switch shows the other state: the tap changed it as it
+                # navigated; a retry would change it back
+                return None
             prev = r.step
             prev_items = st.plan.of_step(prev) if prev is not None else []
             # the intent that tap served ("Hotspot & tethering" of a breadcrumb, not its last item)

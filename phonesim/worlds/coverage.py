@@ -18,6 +18,7 @@ from typing import Any, Iterable, Optional
 from phonesim.simulator import Simulator
 from phonesim.world import Node, World
 from phonesim.worlds.uimap import UIMap
+from phonesim.worlds.other_app_screens import is_other_app_screen
 from phonesim.worlds.utg import UNEXPLORED_VAR, TaskPath, Utg
 
 __all__ = ["apk_coverage", "utg_coverage", "tap_reachable", "format_report"]
@@ -142,12 +143,15 @@ def utg_coverage(utg: Utg, world: World, matched: Iterable[TaskPath], tasks: Ite
 # ---------------------------------------------------------------- tapping
 
 def _visibility_vars(world: World) -> list[str]:
+    """Variables that show or hide nodes, or enable a link (Trust agents needs a screen lock first)."""
     names: set[str] = set()
 
     def visit(nodes: Iterable[Node]) -> None:
         for node in nodes:
             if node._visible is not None:
                 names.update(node._visible.names)
+            if node._enabled is not None and any(eff.goto for eff in node.on_click or []):
+                names.update(node._enabled.names)
             visit(node.children)
 
     for screen in world.screens:
@@ -161,7 +165,7 @@ def tap_reachable(world: World, max_states: int = 200_000) -> dict[str, list[str
     Returns screen id -> the labels tapped to get there (shortest first found).
     The back key is not used, so every screen is reached going forward.
     Situations are the same when the top screen, its scroll offset and the
-    variables that show or hide nodes are equal.
+    variables that show or hide nodes or enable links are equal.
     """
     sim = Simulator(world)
     sim.reset(world.app.package)

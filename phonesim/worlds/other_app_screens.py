@@ -136,10 +136,11 @@ def _talkback_screens() -> list[tuple[str, str, str, list[MapElement]]]:
 
 def add_other_app_screens(uimap: UIMap) -> None:
     """Add Gboard's and TalkBack's screens and the Settings rows that open them (when those screens exist)."""
+    talkback = _link("talkback", "TalkBack", SRC_SERVICE_ROW, "talkback_service")
+    talkback.summary_on, talkback.summary_off = "On", "Off"  # the service row shows its state
     entries = [(KEYBOARD_SCREEN, KEYBOARD_AFTER, _link("gboard_ime", "Gboard", SRC_KEYBOARD_ROW, "gboard_settings",
                                                        summary="English (US)"), _gboard_screens()),
-               (ACCESSIBILITY_SCREEN, ACCESSIBILITY_AFTER,
-                _link("talkback", "TalkBack", SRC_SERVICE_ROW, "talkback_service"), _talkback_screens())]
+               (ACCESSIBILITY_SCREEN, ACCESSIBILITY_AFTER, talkback, _talkback_screens())]
     for screen_id, after, row, screens in entries:
         host = uimap.screens.get(screen_id)
         if host is None:

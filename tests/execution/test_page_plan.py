@@ -142,3 +142,15 @@ def test_home_screen_steps_are_satisfied_when_the_episode_is_already_in_the_app(
     assert traj.stop_reason == StopReason.COMPLETED
     assert traj.steps[0].noop and "outside the app" in traj.steps[0].action.rationale
     assert traj.steps[-1].action.target_label == "Display"
+
+
+def test_reflection_never_retries_a_tap_on_a_switch_row():
+    # "Wi-Fi calling" is a switch row (with a plain twin further down); "Connection Preferences"
+    # is not on this phone. Retrying the switch step would tap Wi-Fi calling again and undo it:
+    # a careful person stops instead. A navigation tap may still be retried (test_predict_heuristic).
+    page = ["Open Settings.", "Tap Wi-Fi & network.", "Tap Wi-Fi Calling.", "Tap Connection Preferences."]
+    traj, _ = _run(page, _agent(), query="how to turn on wifi calling")
+    taps = [s for s in traj.steps if s.action.type.value == "click" and s.action.target_label == "Wi-Fi calling"]
+    assert len(taps) == 1 and taps[0].step_index == 2
+    assert not any(s.deviation_kind == DeviationKind.REFLECTION.value for s in traj.steps)
+    assert traj.stop_reason == StopReason.NO_ACTION and traj.stop_detail.startswith("step 4")
