@@ -251,6 +251,19 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
                 if k is not None:
                     return GoalCheck(name, True, steps[k].step_index, None,
                                      f"{name!r} shown on {s.title!r}, reached at step {steps[k].step_index + 1}")
+    if goal.want == "set" and not goal.value and len(goal.alternatives) > 1:
+        # "set a screen lock pin or pattern": the question names the choices (the last word of each
+        # alternative); the page has done its part when its steps open the chooser offering them all
+        # together (which one to take is the reader's)
+        choices = {sorted(a, key=lambda w: goal.phrase.lower().rfind(w))[-1] for a in goal.alternatives}
+        for i, s in enumerate(seq):
+            offered = {normalise(c.label) for c in s.controls if c.role != "scrollable"} & choices
+            if i > 0 and not on_home(s) and offered == choices:
+                k = _arrival(steps, i)
+                if k is not None:
+                    return GoalCheck(name, True, steps[k].step_index, None,
+                                     f"the choices {sorted(choices)} offered on {s.title!r}, opened at step "
+                                     f"{steps[k].step_index + 1}")
     for i in titled:
         k = _arrival(steps, i)
         if k is not None:

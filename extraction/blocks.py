@@ -639,7 +639,9 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 
     def close() -> None:
         if len(run) >= 2:
-            sentences = [(i, t.strip()) for i in run for t in _SENTENCE.split(snippets[i].text) if t.strip()]
+            # one step per sentence; a step number on its own line ("1.") is no sentence
+            sentences = [(i, strip_marker(t)[1]) for i in run for t in _SENTENCE.split(snippets[i].text)
+                         if strip_marker(t)[1]]
             flags = [is_imperative(t) for _, t in sentences]
             if sum(flags) >= 2:
                 first, last = flags.index(True), len(flags) - 1 - flags[::-1].index(True)

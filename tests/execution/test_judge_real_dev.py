@@ -11,7 +11,10 @@ are read here to build the episodes and to score the verdicts.
   the labels say happen after the goal, are not attempted).
 * A **non-working** text's episode follows its trace as far as it goes, then claims every remaining
   step done without acting (an over-eager agent): the judge must still not give 1, because nothing
-  reached the goal control.
+  reached the goal control. A non-working text whose trace does reach a goal control (a text that
+  is not instructions for this goal but passes the goal's row on the way to another option, e.g. a
+  Samsung page going through Fingerprint) is left out: its scripted episode is the same as a working
+  one, so it tests the trace, not the judge.
 """
 
 from __future__ import annotations
@@ -115,11 +118,15 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 def verdicts() -> list[tuple[str, bool, float, str]]:
     from phonesim.device import SimDevice
 
-    queries = {t["qid"]: t["query"] for t in _rows(DEV / "tasks.jsonl")}
+    tasks = {t["qid"]: t for t in _rows(DEV / "tasks.jsonl")}
+    queries = {qid: t["query"] for qid, t in tasks.items()}
     judge = HeuristicJudge(use_knowledge=True, use_embeddings=False)
     out = []
     for page in _rows(DEV / "pages.jsonl"):
         works = bool(page["works_on_device"])
+        goal_keys = set(tasks[page["qid"]]["goal_keys"])
+        if not works and any(t.get("key") in goal_keys for t in page["device_trace"] or []):
+            continue  # the trace itself reaches the goal (see the module docstring)
         steps = list(page["steps"] or page["sentences"])
         plan = trace_plan(steps, page["device_trace"] or [])
         device = SimDevice.open(WORLD)
