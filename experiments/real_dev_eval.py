@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from experiments.verification_eval import run_pages, summarise
+from experiments.verification_eval import run_systems, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_DIR = Path(os.environ.get("VERIRANK_SHARED", ROOT.parent / "shared")) / "real-dev"
@@ -265,7 +265,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
     args = ap.parse_args(argv)
 
-    from tqdm import tqdm
 
     from verirank.commands._common import resolve_config, setup_env
     from verirank_core.store import atomic_write_json, atomic_write_text, git_sha
@@ -277,14 +276,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.chain:
         return _main_chain(args, config, pages, only)
     systems = {"full": SYSTEMS["full"]} if args.no_ablations else SYSTEMS
-    summaries: dict[str, dict[str, Any]] = {}
-    rows_by_system: dict[str, list[dict[str, Any]]] = {}
-    for name, flags in systems.items():
-        predictor, judge = make_system(config, **flags)
-        with tqdm(total=len(pages), desc=name, unit="text") as bar:
-            rows = run_pages(pages, WORLD, predictor, judge, config.execution.max_steps, bar.update)
-        rows_by_system[name] = rows
-        summaries[name] = summarise(rows)
+    summaries, rows_by_system = run_systems(config, pages, WORLD, systems, make_system, unit="text")
     facts = {"world": WORLD, "tasks": len({p["qid"] for p in pages}), "git_sha": git_sha(),
              "date": time.strftime("%Y-%m-%d"), "systems": systems}
     if args.verbose:

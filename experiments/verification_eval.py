@@ -182,6 +182,23 @@ def run_pages(pages: list[dict[str, Any]], world: str, predictor: Any, judge: An
     return out
 
 
+def run_systems(config: Any, pages: list[dict[str, Any]], world: str, systems: dict[str, dict[str, bool]],
+                make: Callable[..., tuple[Any, Any]], unit: str = "page",
+                ) -> tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """Every page under every system (``make(config, **flags)`` builds its predictor and judge)."""
+    from tqdm import tqdm
+
+    summaries: dict[str, dict[str, Any]] = {}
+    rows_by_system: dict[str, list[dict[str, Any]]] = {}
+    for name, flags in systems.items():
+        predictor, judge = make(config, **flags)
+        with tqdm(total=len(pages), desc=name, unit=unit) as bar:
+            rows = run_pages(pages, world, predictor, judge, config.execution.max_steps, bar.update)
+        rows_by_system[name] = rows
+        summaries[name] = summarise(rows)
+    return summaries, rows_by_system
+
+
 # --- measuring ----------------------------------------------------------------------------------
 
 
@@ -301,7 +318,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
     args = ap.parse_args(argv)
 
-    from tqdm import tqdm
 
     from verirank.commands._common import resolve_config, setup_env
     from verirank_core.store import atomic_write_json, atomic_write_text, git_sha
@@ -313,14 +329,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     pages = build_pages(tasks)
     world = spec["world"]
     systems = {"full": SYSTEMS["full"]} if args.no_ablations else SYSTEMS
-    summaries: dict[str, dict[str, Any]] = {}
-    rows_by_system: dict[str, list[dict[str, Any]]] = {}
-    for name, flags in systems.items():
-        predictor, judge = make_system(config, **flags)
-        with tqdm(total=len(pages), desc=name, unit="page") as bar:
-            rows = run_pages(pages, world, predictor, judge, config.execution.max_steps, bar.update)
-        rows_by_system[name] = rows
-        summaries[name] = summarise(rows)
+    summaries, rows_by_system = run_systems(config, pages, world, systems, make_system)
     facts = {"world": world, "tasks": len(tasks), "git_sha": git_sha(), "date": time.strftime("%Y-%m-%d"),
              "systems": systems}
     args.results.mkdir(parents=True, exist_ok=True)
