@@ -59,7 +59,7 @@ from verirank_core.config import RunConfig
 from verirank_core.device import DeviceInfo
 from verirank_core.errors import DeviceError, SchemaError, VerirankError
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
-from verirank_core.store import atomic_write_bytes, connect_shared_sqlite, read_jsonl
+from verirank_core.store import atomic_write_bytes, close_quietly, connect_shared_sqlite, read_jsonl
 from verirank_core.trajectories import TRAJECTORIES_FILE, RunTrajectories
 
 __all__ = ["VERDICT_CACHE_ENV", "DeviceIdentity", "VerdictCache", "VerdictReuse", "agent_fingerprint",
@@ -315,11 +315,7 @@ class VerdictCache:
 
     def _disable(self, why: str) -> None:
         log.warning("verdict cache off for this run: %s", why)
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
+        close_quietly(self._conn)
         self._conn = None
 
 

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from experiments.verification_eval import run_systems, summarise
+from experiments.verification_eval import _f, run_systems, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_DIR = Path(os.environ.get("VERIRANK_SHARED", ROOT.parent / "shared")) / "real-dev"
@@ -205,10 +205,6 @@ def per_task(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
         b["verified"] += int(r["f4"] >= 1.0)
         b["true_verified"] += int(r["f4"] >= 1.0 and r["works"])
     return out
-
-
-def _f(v: Any) -> str:
-    return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
 
 
 def markdown(summaries: dict[str, dict[str, Any]], rows: dict[str, list[dict[str, Any]]], facts: dict[str, Any]) -> str:

@@ -83,6 +83,15 @@ def atomic_write_json(path: Path, obj: Any, *, compact: bool = False, durable: b
     atomic_write_text(path, text + "\n", durable=durable)
 
 
+def close_quietly(conn: Optional[sqlite3.Connection]) -> None:
+    """Close a cache's connection when turning the cache off; a close that fails changes nothing then."""
+    if conn is not None:
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+
+
 def connect_shared_sqlite(path: Path, schema: str) -> sqlite3.Connection:
     """Open (or create, with ``schema``) an SQLite file that threads and processes use at once.
 

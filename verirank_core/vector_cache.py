@@ -19,7 +19,7 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
-from verirank_core.store import connect_shared_sqlite
+from verirank_core.store import close_quietly, connect_shared_sqlite
 
 log = logging.getLogger(__name__)
 
@@ -114,11 +114,7 @@ class VectorCache:
 
     def _disable(self, why: str) -> None:
         log.warning("vector cache off for this process: %s", why)
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
+        close_quietly(self._conn)
         self._conn = None
 
 
