@@ -3,11 +3,11 @@
 Every text feature (F1, F3, F5-F18) goes through :func:`content_terms`, so
 they all agree on what a "term" is:
 
-1. lowercase the text;
-2. split it into maximal runs of ``[a-z0-9]`` (everything else separates:
-   ``"Wi-Fi"`` -> ``wi``, ``fi``; ``"Tap 'Display'."`` -> ``tap``, ``display``);
-3. stem each token lightly with :func:`stem` (plural ``-s`` only);
-4. drop the tokens that are in :data:`STOPWORDS` (the list is stemmed the
+1. read it with the project's one tokeniser, :func:`verirank_core.text.words`
+   (Unicode folded, lower case, ``"&"`` -> ``and``, ``"Wi-Fi"`` -> ``wifi``,
+   punctuation separates: ``"Tap 'Display'."`` -> ``tap``, ``display``);
+2. fold plurals with :func:`verirank_core.text.stem`;
+3. drop the tokens that are in :data:`STOPWORDS` (the list is stemmed the
    same way, so ``does`` and ``settings``-like plurals compare equal).
 
 Both lists below are fixed and versioned with the code, so features are
@@ -16,11 +16,9 @@ reproducible; ranking/FEATURES.md quotes the rules.
 
 from __future__ import annotations
 
-import re
+from verirank_core.text import stem, words
 
 __all__ = ["STOPWORDS", "ACTION_VERBS", "tokenize", "stem", "content_terms"]
-
-_TOKEN_RE = re.compile(r"[a-z0-9]+")
 
 #: English function words, contraction pieces ("phone's" -> phone, s) and
 #: How-to filler ("how", "step", "app"). Kept short
@@ -63,19 +61,8 @@ restart reboot install uninstall allow deny close exit
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercased maximal runs of ASCII letters and digits, in order."""
-    return _TOKEN_RE.findall(text.lower())
-
-
-def stem(token: str) -> str:
-    """Drop a plural ``s``: ``settings`` -> ``setting``, ``taps`` -> ``tap``.
-
-    Only tokens of 4+ characters ending in ``s`` but not ``ss``, ``us`` or
-    ``is`` change (``wifi`` or ``gps`` do not, ``status`` stays, ``class`` stays).
-    """
-    if len(token) >= 4 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
+    """The text's words, in order (:func:`verirank_core.text.words`)."""
+    return words(text)
 
 
 # Both lists are written as plain words and compared after stemming, like the text.

@@ -6,6 +6,12 @@ crawled HTML carries zero-width characters. :func:`fold_unicode` maps all of
 those to plain ASCII punctuation and spaces without changing the words;
 :func:`normalise` additionally lower-cases, reads "&" as "and", joins hyphenated
 words ("Wi-Fi" -> "wifi") and drops punctuation, which is how labels are compared.
+
+:func:`words` splits that form into tokens and :func:`stem` folds plurals
+("batteries" -> "battery", "settings" -> "setting"); :func:`terms` does both. Every
+module that compares words (the matcher, extraction, grounding, the ranking features
+and the world importers) reads text through these three, so a word means the same
+thing in every stage. Stopwords stay with their module: what is filler differs.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fold_unicode", "normalise"]
+__all__ = ["fold_unicode", "normalise", "words", "stem", "terms"]
 
 #: hyphens, dashes and minus signs (NFKC already turns U+2011 into U+2010)
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
@@ -46,3 +52,29 @@ def normalise(text: str) -> str:
     t = t.replace("&", " and ")
     t = _PUNCT_RE.sub(" ", t)
     return " ".join(t.split())
+
+
+def words(text: str) -> list[str]:
+    """The tokens of :func:`normalise`'s form, in order: ``"Wi-Fi & Network"`` -> ``["wifi", "and", "network"]``."""
+    return normalise(text).split()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Fold an English plural, nothing more: ``batteries`` -> ``battery``, ``settings`` -> ``setting``.
+
+    Words of three letters or fewer and endings that are not plurals (``-ss``, ``-us``, ``-is``:
+    ``access``, ``status``, ``this``) stay as they are. A lighter touch than Porter on purpose: UI
+    labels are short nouns, and a stemmer that also folds ``-ing``/``-ed`` merges labels that
+    differ ("Calling" and "Calls", "Pinned" and "Pin").
+    """
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) >= 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """:func:`words` stemmed, in order, repeats kept."""
+    return [stem(w) for w in words(text)]

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Iterable, Optional, Sequence
 
 from execution.distill import Control
-from verirank_core.text import normalise
+from verirank_core.text import normalise, stem
 
 __all__ = ["normalise", "lexical_score", "Matcher", "Match"]
 
@@ -33,21 +33,13 @@ _STOP = frozenset({
 })
 
 
-def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def _stems(normalised: str) -> tuple[str, ...]:
-    return tuple(_stem(w) for w in normalised.split())
+    return tuple(stem(w) for w in normalised.split())
 
 
 @lru_cache(maxsize=8192)
 def _tokens(text: str) -> frozenset[str]:
-    return frozenset(_stem(w) for w in normalise(text).split() if w not in _STOP)
+    return frozenset(stem(w) for w in normalise(text).split() if w not in _STOP)
 
 
 #: one-word names too generic to match anything but themselves (docs/agent.md, "verified")

@@ -43,6 +43,7 @@ import yaml
 from phonesim.world import World, parse_world
 from phonesim.worlds.apk_world import clean_text
 from verirank_core.errors import WorldError
+from verirank_core.text import stem, words
 
 __all__ = ["UtgElement", "UtgState", "UtgTransition", "Utg", "AppTasks", "TaskPath", "load_utg", "parse_state",
            "load_tasks", "match_tasks", "utg_to_world", "build_utg_world", "replay_path", "UNEXPLORED_VAR",
@@ -293,8 +294,7 @@ _STOP = {"the", "a", "an", "to", "of", "in", "on", "and", "my", "for", "at", "wi
 
 
 def _tokens(text: str) -> set[str]:
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP}
+    return {stem(w) for w in words(text) if w not in _STOP}
 
 
 @dataclass

@@ -86,14 +86,14 @@ def test_installed_modules_find_their_data_through_the_core():
     assert set(found) == owners_pending
 
 
-@pytest.mark.slow
-def test_the_wheel_holds_the_projects_packages_and_data_and_nothing_else(tmp_path):
-    """Build the wheel from a copy of the checkout (no network: the venv's setuptools) and read its contents."""
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """Build the wheel from a copy of the checkout (no network: the venv's setuptools)."""
     import shutil
     import subprocess
     import sys
-    import zipfile
 
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -108,10 +108,45 @@ def test_the_wheel_holds_the_projects_packages_and_data_and_nothing_else(tmp_pat
     (source / "datasets" / "howtobench" / "build" / "local.txt").write_text("a user's own build\n")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(tmp_path / "dist"), str(source)], check=True, capture_output=True, timeout=300)
-    names = zipfile.ZipFile(next((tmp_path / "dist").glob("verirank-*.whl"))).namelist()
+    return next((tmp_path / "dist").glob("verirank-*.whl"))
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_the_projects_packages_and_data_and_nothing_else(wheel):
+    import zipfile
+
+    listed = _setuptools()["packages"]
+    names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.startswith("verirank-")}
     assert tops == {name.split(".")[0] for name in listed}
     for path in ("verirank_configs/default.yaml", "verirank_data/models/lr-pretrain/ranker.json",
                  "verirank_data/howtobench/small/qrels.txt", "verirank_data/worlds/clock-app.yaml"):
         assert path in names, path
     assert not any("howtobench/build/" in n for n in names)
+
+
+@pytest.mark.slow
+def test_the_demo_runs_from_the_installed_wheel_outside_the_checkout(wheel, tmp_path):
+    """What a user gets from `pip install .`: the wheel's files on the path, run from another folder.
+
+    The wheel is unpacked (an install without the network: dependencies come from this venv) and
+    put first on the path, so a module or data file the wheel lacks fails here, not on the user's machine.
+    """
+    import os
+    import subprocess
+    import sys
+    import zipfile
+
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    env = {**os.environ, "PYTHONPATH": str(site), "HF_HUB_OFFLINE": "1",
+           "MLFLOW_DISABLE_TELEMETRY": "true", "VERIRANK_VERDICT_CACHE": "off"}
+    where = subprocess.run([sys.executable, "-c", "import verirank, execution; print(verirank.__file__, execution.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert all(path.startswith(str(site)) for path in where.stdout.split()), where.stdout
+    run = subprocess.run([sys.executable, "-m", "verirank", "demo", "--queries", "2", "--out", str(tmp_path / "out")],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=500)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert (tmp_path / "out" / "reranked.trec").read_text("utf-8").strip()
+    assert str(site / "verirank_data") in run.stdout  # the demo's data came from the wheel

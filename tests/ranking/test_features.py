@@ -23,7 +23,7 @@ from verirank_core.extraction_records import Extraction, ExtractionStatus, Groun
 from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.features import (
     action_ratios, build_feature_table, compute_features, embedding_relevance, keyword_ratio,
-    match_position, query_term_ratio, screen_ratios, spread, write_feature_files, attach_labels,
+    match_position, platform_features, query_term_ratio, screen_ratios, spread, write_feature_files, attach_labels,
 )
 from ranking.terms import ACTION_VERBS, STOPWORDS, content_terms, stem
 from verirank_core import llm
@@ -52,7 +52,7 @@ def _worked(tmp_path: Path):
 
 
 def test_content_terms_lowercase_split_stem_and_stopwords():
-    assert content_terms("How do I turn on Wi-Fi in my phone's Settings?") == ["turn", "wi", "fi", "setting"]
+    assert content_terms("How do I turn on Wi-Fi in my phone's Settings?") == ["turn", "wifi", "setting"]
     assert stem("settings") == "setting" and stem("status") == "status" and stem("gps") == "gps"
     assert stem("access") == "access" and stem("this") == "this"
 
@@ -97,9 +97,9 @@ def test_f1_counts_distinct_query_terms_found_in_steps():
 
 
 def test_f3_mean_keyword_fraction_per_step():
-    kw = frozenset({"setting", "wi", "fi"})
-    # step terms: [open, setting] -> 1/2; [tap, wi, fi] -> 2/3; [] (only stopwords) -> 0
-    assert keyword_ratio(["Open Settings", "Tap Wi-Fi", "and then"], kw) == pytest.approx((0.5 + 2 / 3 + 0) / 3)
+    kw = frozenset({"setting", "wifi", "network"})
+    # step terms: [open, setting] -> 1/2; [tap, wifi, hotspot] -> 1/3; [] (only stopwords) -> 0
+    assert keyword_ratio(["Open Settings", "Tap Wi-Fi hotspot", "and then"], kw) == pytest.approx((0.5 + 1 / 3 + 0) / 3)
     assert keyword_ratio([], kw) == 0.0
 
 
@@ -186,7 +186,23 @@ def test_page_without_steps_has_all_zero_but_f2(tmp_path):
     ext = Extraction(qid="q", url="u", rank=1, status=ExtractionStatus.NO_STEPS, title="")
     f = compute_features(Query(qid="q", query="turn on wifi"), ext, None, None, traj_dir=None, encoder=None,
                          keywords=frozenset({"wifi"}), names=NO_F2)
-    assert all(v == 0.0 for v in f.values())
+    assert all(v == 0.0 for n, v in f.items() if n not in ("platform_match", "device_match"))
+    assert f["platform_match"] == f["device_match"] == 0.5  # it states nothing: unknown, not "other"
+
+
+def test_platform_features_compare_the_stated_platform_with_the_query():
+    ext = Extraction(qid="q", url="u", rank=1, status=ExtractionStatus.NO_STEPS)
+    android = Query(qid="q", query="turn on wifi", device="oneplus-android11")
+    ios_page = ext.model_copy(update={"stated_platform": "ios"})
+    samsung_page = ext.model_copy(update={"stated_platform": "android", "stated_device": "samsung"})
+    oneplus_page = ext.model_copy(update={"stated_platform": "android", "stated_device": "oneplus"})
+    assert platform_features(android, ios_page) == (0.0, 0.5)
+    assert platform_features(android, samsung_page) == (1.0, 0.0)
+    assert platform_features(android, oneplus_page) == (1.0, 1.0)
+    # the query names no device: the run's configured device decides; an iPhone query flips the answer
+    assert platform_features(Query(qid="q", query="turn on wifi"), ios_page, run_device="Pixel 7") == (0.0, 0.5)
+    assert platform_features(Query(qid="q", query="turn on wifi on my iphone"), ios_page) == (1.0, 0.5)
+    assert platform_features(Query(qid="q", query="turn on wifi"), samsung_page, run_device="Pixel 7") == (1.0, 0.0)
 
 
 # --- F2 -------------------------------------------------------------------------------
@@ -377,9 +393,9 @@ def test_committed_keyword_list_is_reproducible_from_the_shared_corpus(tmp_path,
 def test_keyword_selection_by_document_frequency():
     from ranking.keywords import document_frequencies, select_keywords
 
-    df = document_frequencies(["Wi-Fi settings", "Bluetooth settings", "Settings", "Wi-Fi 6", "About the phone"])
-    assert df["setting"] == 3 and df["wi"] == 2 and "6" not in df and "the" not in df
-    assert select_keywords(df, top=3, min_df=2) == [("setting", 3), ("fi", 2), ("wi", 2)]
+    df = document_frequencies(["Wi-Fi settings", "Bluetooth settings", "Settings", "Wi\u2011Fi 6", "About the phone"])
+    assert df["setting"] == 3 and df["wifi"] == 2 and "6" not in df and "the" not in df
+    assert select_keywords(df, top=3, min_df=2) == [("setting", 3), ("wifi", 2)]
 
 
 def test_llm_relevance_from_config_in_the_table(tmp_path):
