@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from execution.adb_device import AdbDevice
     from phonesim.adb_server import AdbDeviceServer
-    from execution.agent import run_episode
+    from execution.agent import EpisodeConfig, run_episode
     from execution.predict import HeuristicPredictor
     from phonesim.device import SimDevice
 
@@ -119,8 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                     for r in range(rounds):
                         for i, page in enumerate(PAGES):
                             out = Path(tmp) / f"t-{skip}-{shots}-{r}-{i}"
-                            traj = run_episode(page, predictor, device, qid="q", url=f"u{i}", app=SETTINGS,
-                                               out_dir=out, screenshots=shots, screenshot_scale=0.5)
+                            traj = run_episode(page, predictor, device,
+                                               EpisodeConfig(screenshots=shots, screenshot_scale=0.5),
+                                               qid="q", url=f"u{i}", app=SETTINGS, out_dir=out)
                             steps += traj.steps
                     wall = time.perf_counter() - started
                     device.close()

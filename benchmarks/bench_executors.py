@@ -49,7 +49,7 @@ from typing import Any, Callable
 
 from verirank_core.execution_records import ExecutionResult
 from benchmarks.caches import fresh_caches
-from execution.runner import execute_run
+from execution.stage import execute_run
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.config import load_config, parse_override
 from verirank_core.store import read_jsonl, write_jsonl

@@ -141,7 +141,7 @@ def run_variant(job: Path, out: Path, screenshots: str, devices: int, executor: 
     """Stage 2 of ``job`` in a fresh copy ``out``; ``vectors``: a vector cache kept from an earlier
     run (default: the run's own, empty at the start)."""
     from benchmarks.caches import fresh_caches
-    from execution.runner import execute_run
+    from execution.stage import execute_run
     from verirank_core.config import load_config
 
     _copy_job(job, out)
@@ -160,7 +160,8 @@ def run_variant(job: Path, out: Path, screenshots: str, devices: int, executor: 
 
 def _executor_used(run: Path, config: Any) -> str:
     """What ``execution.executor`` came to for the pages of ``run`` (``auto`` depends on how many)."""
-    from execution.runner import choose_executor, plan_jobs
+    from execution.executors import choose_executor
+    from execution.jobs import plan_jobs
     from verirank_core.extraction_records import Extraction, Query
     from verirank_core.store import read_jsonl
 

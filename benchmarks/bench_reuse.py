@@ -47,7 +47,7 @@ TARGETS = {"second_over_first": 0.1, "reused_share": 1.0}
 
 def _stage2(job: Path, out: Path, devices: int, cache: Path | None) -> dict[str, Any]:
     from benchmarks.caches import fresh_caches
-    from execution.runner import execute_run
+    from execution.stage import execute_run
     from verirank_core.config import load_config
 
     _copy_job(job, out)

@@ -20,6 +20,11 @@ With ``skip_unchanged_dumps`` (on in the pipeline: ``execution.adb``), every
   dump still running on the phone is collected before the next command that
   could collide with it. A screen that only looks the same (an invisible
   state change) is the one case this can miss; switch it off then.
+
+What is known is shared by the phones of one build in this process (same
+``ro.build.fingerprint`` and model, :class:`ScreenMemory`): in a farm of like
+phones a screen one phone dumped twice is known to all of them, instead of
+each phone learning every screen for itself.
 """
 
 from __future__ import annotations
@@ -162,12 +167,29 @@ def _client_class():
         def _safe_connect(self):  # noqa: D401 - adbutils hook
             return self._create_socket()
 
+        def close(self) -> None:
+            # adbutils sleeps 10 ms after shutting down the write side, on every command; the
+            # reply has been read by then, so the socket is closed at once
+            sock = self._AdbConnection__conn
+            if sock is not None:
+                self._AdbConnection__conn = None
+                sock.close()
+
     class _Client(adbutils.AdbClient):
+        _version: Optional[int] = None
+
         def make_connection(self, timeout: Optional[float] = None):
             conn = _Connection(self.host, self.port)
             if timeout:
                 conn.conn.settimeout(timeout)
             return conn
+
+        def server_version(self) -> int:
+            # adbutils asks it before every command on a device (a second connection each time);
+            # a server restarted by the same adb binary has the same version
+            if self._version is None:
+                self._version = super().server_version()
+            return self._version
 
     return _Client
 
@@ -180,6 +202,54 @@ def escape_input_text(text: str) -> str:
     argument quoted so that ``&;|<>()$`'"\\`` reach ``input`` literally.
     """
     return shlex.quote(text.replace(" ", "%s"))
+
+
+class ScreenMemory:
+    """Screenshot digest -> dump XML: first seen, then known once a second, independent dump agrees.
+
+    One per device build in this process (:func:`screen_memory`), shared by the ``AdbDevice`` of
+    every phone of that build.
+    """
+
+    def __init__(self, limit: int = 256):
+        self.limit = limit
+        self._seen: OrderedDict[bytes, str] = OrderedDict()
+        self._known: OrderedDict[bytes, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def known(self, digest: bytes) -> Optional[str]:
+        with self._lock:
+            xml = self._known.get(digest)
+            if xml is not None:
+                self._known.move_to_end(digest)
+            return xml
+
+    def remember(self, digest: bytes, xml: str) -> None:
+        with self._lock:
+            if self._seen.get(digest) == xml:
+                self._known[digest] = xml
+                while len(self._known) > self.limit:
+                    self._known.popitem(last=False)
+            self._seen[digest] = xml
+            self._seen.move_to_end(digest)
+            while len(self._seen) > self.limit:
+                self._seen.popitem(last=False)
+
+
+_memories: dict[str, ScreenMemory] = {}
+_memories_lock = threading.Lock()
+
+
+def screen_memory(build: str) -> ScreenMemory:
+    """The memory of the phones whose build is ``build`` (fingerprint and model)."""
+    with _memories_lock:
+        return _memories.setdefault(build, ScreenMemory())
+
+
+def forget_screens() -> None:
+    """Drop every known screen of this process (tests that count skipped dumps start from none)."""
+    with _memories_lock:
+        _memories.clear()
 
 
 class AdbDevice(Device):
@@ -224,9 +294,11 @@ class AdbDevice(Device):
         self._pending_dump: Optional[Future] = None
         #: the screenshot taken with the last dump, valid until the next input
         self._fresh_shot: Optional[bytes] = None
-        #: screenshot digest -> XML: first seen, then known once a second dump agrees
-        self._seen: OrderedDict[bytes, str] = OrderedDict()
-        self._known: OrderedDict[bytes, str] = OrderedDict()
+        #: the app ``reset`` just launched, until the next input: launching it again is a no-op on the
+        #: phone that costs a second (the agent launches the page's app after every reset)
+        self._just_launched: Optional[str] = None
+        #: the known screens of this phone's build, found on the first dump (see :class:`ScreenMemory`)
+        self._screens: Optional[ScreenMemory] = None
         self._state_lock = threading.Lock()
         self._client = adb_client(self.adb_host, self.adb_port, timeout)
         try:
@@ -334,29 +406,27 @@ class AdbDevice(Device):
         digest = hashlib.blake2b(shot, digest_size=16).digest() if shot is not None else None
         with self._state_lock:
             self._fresh_shot = shot
-            known = self._known.get(digest) if digest is not None else None
-            if known is not None:
-                self._known.move_to_end(digest)
+        screens = self._screen_memory()
+        known = screens.known(digest) if digest is not None else None
         if known is not None:
             self.skipped_dumps += 1
             self._pending_dump = dump_job
             return known
         xml = dump_job.result()
         if digest is not None:
-            self._remember(digest, xml)
+            screens.remember(digest, xml)
         return xml
 
-    def _remember(self, digest: bytes, xml: str, limit: int = 256) -> None:
-        """A screenshot's dump becomes known when a second, independent dump of it agrees."""
-        with self._state_lock:
-            if self._seen.get(digest) == xml:
-                self._known[digest] = xml
-                while len(self._known) > limit:
-                    self._known.popitem(last=False)
-            self._seen[digest] = xml
-            self._seen.move_to_end(digest)
-            while len(self._seen) > limit:
-                self._seen.popitem(last=False)
+    def _screen_memory(self) -> ScreenMemory:
+        """The memory shared with the phones of this build; this phone's own if it will not say."""
+        if self._screens is None:
+            try:
+                status, output = self.shell("getprop ro.build.fingerprint; getprop ro.product.model")
+            except DeviceError:
+                status, output = 1, ""
+            build = " ".join(output.split()) if status == 0 else ""
+            self._screens = screen_memory(build) if build else ScreenMemory()
+        return self._screens
 
     def _collect_pending(self) -> None:
         """Wait for a dump left running after a skip (two dumps at once make uiautomator fail)."""
@@ -370,6 +440,7 @@ class AdbDevice(Device):
     def _invalidate(self) -> None:
         """Input was sent: the screenshot taken with the last dump no longer shows the screen."""
         self._fresh_shot = None
+        self._just_launched = None
 
     def _dump_now(self) -> str:
         self.dumps += 1
@@ -445,6 +516,9 @@ class AdbDevice(Device):
         self._check(f"input keyevent {code}")
 
     def launch(self, package: str, activity: Optional[str] = None) -> None:
+        if activity is None and package == self._just_launched:
+            self._just_launched = None
+            return
         self._invalidate()
         if activity:
             output = self._check(f"am start -n {shlex.quote(package + '/' + activity)}")
@@ -503,6 +577,7 @@ class AdbDevice(Device):
         self.key("home")
         if package:
             self.launch(package)
+            self._just_launched = package
 
     def _load_snapshot(self) -> None:
         """Restore an emulator AVD snapshot through the emulator console (``adb emu``)."""

@@ -1,12 +1,13 @@
 """The agent loop: run one page's instruction steps on one device and record everything.
 
-``run_episode(instructions, predictor, device, qid=..., url=...)`` resets the
-device, launches the page's app when known, then repeats
+``run_episode(instructions, predictor, device, config, qid=..., url=...)``
+resets the device, launches the page's app when known, then repeats
 
     observe (dump + lazy screenshot) -> distill -> predict -> safety check
     -> act through the proxy -> record a StepRecord
 
-until one of the stop reasons (``verirank_core.execution_records.StopReason``):
+until one of the stop reasons (``verirank_core.execution_records.StopReason``),
+returned as data: ``Trajectory.stop_reason`` and ``stop_detail``.
 
 * ``completed``: every instruction step was done (acted on or found satisfied);
 * ``no_action``: the predictor found nothing to do for the current step
@@ -23,34 +24,35 @@ until one of the stop reasons (``verirank_core.execution_records.StopReason``):
   pool can re-queue the page on another device by checking ``stop_reason``;
 * ``no_instructions``: the page had no steps; the device is not touched.
 
-Knowledge cards (``knowledge=``, or found for the device when the predictor's
-``use_knowledge`` is set: ``execution/knowledge``) let the predictor map a page's
-word to this device's title; reflection lets it go back and retry once. Each
-such action is a deviation with its kind (``StepRecord.deviation_kind``,
-``verirank_core.execution_records.DeviationKind``); ``Trajectory.deviations`` counts them.
-
-With a UI map (``ui_map=``, or found for the device when the predictor's
-``use_ui_map`` is set: ``execution/predict/uimap.py``) the predictor may
-repair a page's steps by following the map; those actions are deviations,
-and ``Trajectory.ui_map`` says which map was used (or why there was none).
+How an episode runs (step budget, cycle limit, screenshots, credentials) is
+one :class:`EpisodeConfig`, built once from the run config
+(``EpisodeConfig.from_execution``). What the predictor can use is declared on
+it (``ActionPredictor.use_ui_map``, ``use_knowledge``). Knowledge cards
+(``knowledge=``, or found for the device: ``execution/knowledge``) let the
+predictor map a page's word to this device's title; reflection lets it go back
+and retry once. Each such action is a deviation with its kind
+(``StepRecord.deviation_kind``, ``verirank_core.execution_records.DeviationKind``);
+``Trajectory.deviations`` counts them. With a UI map (``ui_map=``, or found for
+the device: ``execution/predict/uimap.py``) the predictor may repair a page's
+steps by following the map; ``Trajectory.ui_map`` says which map was used (or
+why there was none).
 
 With ``out_dir`` the folder receives ``trajectory.json`` (written
 atomically) and the screens: the dump before each action (``step_NNN.xml``),
-the last screen's dump (``final.xml``), and screenshots as ``screenshots``
-says: ``every_step`` (``step_NNN.png`` and ``final.png``), ``final``
-(``final.png`` only) or ``none``. A screenshot the predictor asked for is
-saved in any mode (it is already taken). With ``screens`` (a
-:class:`~execution.screen_store.ScreenStore`; stage 2 passes one on
-``<run>/screens``) the screens go there instead, one file per distinct
-content. Either way each StepRecord's ``xml`` and ``screenshot`` name their
-file relative to ``out_dir``, or are null. ``trajectory_file=False`` leaves
-``trajectory.json`` out: stage 2 passes the run directory as ``out_dir`` and
-appends the returned trajectory to the run's ``trajectories.jsonl``
-(``verirank_core/trajectories.py``).
-Screenshots are stored at ``screenshot_scale`` of the screen
-(``Trajectory.screen_size``); action coordinates stay in device pixels.
-Without ``out_dir`` nothing touches the disk and screenshots are taken only
-if the predictor asks for one.
+the last screen's dump (``final.xml``), and screenshots as
+``config.screenshots`` says: ``every_step`` (``step_NNN.png`` and
+``final.png``), ``final`` (``final.png`` only) or ``none``. A screenshot the
+predictor asked for is saved in any mode (it is already taken). With
+``screens`` (a :class:`~execution.screen_store.ScreenStore`; stage 2 passes
+one on ``<run>/screens`` and the run directory as ``out_dir``) the screens go
+there instead, one file per distinct content, and no ``trajectory.json`` is
+written: the caller appends the returned trajectory to the run's
+``trajectories.jsonl`` (``verirank_core/trajectories.py``). Either way each
+StepRecord's ``xml`` and ``screenshot`` name their file relative to
+``out_dir``, or are null. Screenshots are stored at ``screenshot_scale`` of
+the screen (``Trajectory.screen_size``); action coordinates stay in device
+pixels. Without ``out_dir`` nothing touches the disk and screenshots are
+taken only if the predictor asks for one.
 """
 
 from __future__ import annotations
@@ -58,26 +60,33 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter, deque
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, TypeVar
 
 from verirank_core.device import Device
+from verirank_core.errors import DeviceError, SchemaError, StoreError
+from verirank_core.execution_config import ExecutionConfig
+from verirank_core.execution_records import Action, DeviationKind, StepRecord, StopReason, Trajectory
+from verirank_core.screens import scaled_screenshot
+from verirank_core.store import atomic_write_json
 from execution.predict.base import ActionPredictor, HistoryItem, PredictContext
 from execution.proxy import ExecutionProxy
-from verirank_core.execution_records import Action, DeviationKind, StepRecord, StopReason, Trajectory
 from execution.safety import SafetyPolicy
 from execution.screen_store import ScreenStore
 from execution.uicontext import UIContext
-from verirank_core.errors import DeviceError, SchemaError, StoreError
-from verirank_core.screens import scaled_screenshot
-from verirank_core.store import atomic_write_json
 
-__all__ = ["run_episode", "save_trajectory", "load_trajectory", "action_key", "TRAJECTORY_FILE",
+if TYPE_CHECKING:
+    from phonesim.worlds.uimap import UIMap
+    from execution.knowledge.cards import KnowledgeBase
+
+__all__ = ["run_episode", "EpisodeConfig", "save_trajectory", "load_trajectory", "action_key", "TRAJECTORY_FILE",
            "SCREENSHOT_MODES"]
 
 TRAJECTORY_FILE = "trajectory.json"
 #: which screens are captured and saved when there is an ``out_dir``
 SCREENSHOT_MODES = ("every_step", "final", "none")
+T = TypeVar("T")
 
 
 def action_key(action: Action) -> tuple:
@@ -122,7 +131,7 @@ class _Clock:
     def __init__(self) -> None:
         self.device_ms = 0.0
 
-    def call(self, fn, *args):
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
         started = time.perf_counter()
         try:
             return fn(*args)
@@ -130,60 +139,93 @@ class _Clock:
             self.device_ms += (time.perf_counter() - started) * 1000
 
 
+@dataclass(frozen=True)
+class EpisodeConfig:
+    """How an episode runs: built once from the run config (:meth:`from_execution`), the same for every page."""
+
+    #: stop after this many device actions (no-op records of satisfied steps do not count)
+    max_steps: int = 28
+    #: stop when the same action on the same screen comes up this many times
+    cycle_repeats: int = 3
+    #: earlier screenshots offered to predictors that want them
+    keep_screens: int = 2
+    #: which screenshots ``out_dir`` receives: every_step, final or none (:data:`SCREENSHOT_MODES`)
+    screenshots: str = "every_step"
+    #: saved screenshots are scaled by this; coordinates stay in device pixels
+    screenshot_scale: float = 1.0
+    #: page-independent context for the predictor, e.g. ``{"credentials": {"email": ...}}``
+    extra_context: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.screenshots not in SCREENSHOT_MODES:
+            raise ValueError(f"screenshots must be one of {', '.join(SCREENSHOT_MODES)}, got {self.screenshots!r}")
+
+    @classmethod
+    def from_execution(cls, cfg: ExecutionConfig) -> "EpisodeConfig":
+        """The episode settings of ``execution``; credentials are read from the environment now,
+        so that their values never reach the manifest."""
+        creds = {name: os.environ[var] for name, var in cfg.credentials_env.items() if var in os.environ}
+        return cls(max_steps=cfg.max_steps, cycle_repeats=cfg.agent.cycle_repeats,
+                   screenshots=cfg.screenshot_mode(), screenshot_scale=cfg.screenshot_scale,
+                   extra_context={"credentials": creds} if creds else {})
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """How the loop ended: why, in words, and the last screen seen (None after a device error)."""
+
+    stop: StopReason
+    detail: str
+    ui: Optional[UIContext] = None
+    xml: Optional[str] = None
+
+
 def run_episode(
     instructions: list[str],
     predictor: ActionPredictor,
     device: Device,
+    config: EpisodeConfig = EpisodeConfig(),
     *,
     qid: str,
     url: str,
     app: Optional[str] = None,
-    max_steps: int = 28,
-    out_dir: Optional[Path] = None,
+    query: Optional[str] = None,
     safety: Optional[SafetyPolicy] = None,
     proxy: Optional[ExecutionProxy] = None,
-    extra_context: Optional[dict[str, Any]] = None,
-    query: Optional[str] = None,
-    cycle_repeats: int = 3,
-    keep_screens: int = 2,
-    ui_map: Any = None,
-    knowledge: Any = None,
-    screenshots: str = "every_step",
-    screenshot_scale: float = 1.0,
+    out_dir: Optional[Path] = None,
     screens: Optional[ScreenStore] = None,
-    trajectory_file: bool = True,
+    ui_map: Optional[UIMap] = None,
+    knowledge: Optional[KnowledgeBase] = None,
 ) -> Trajectory:
     """Run ``instructions`` on ``device`` and return the recorded :class:`Trajectory`.
 
-    ``safety`` defaults to a policy that allows no risky category; ``proxy``
-    to :class:`ExecutionProxy` defaults. ``extra_context`` reaches the
-    predictor (e.g. ``{"credentials": {...}}``). ``query`` is stored for the
-    judge. ``screenshots`` (``every_step``, ``final``, ``none``) and
-    ``screenshot_scale`` say which screenshots ``out_dir`` receives and at
-    what size; ``screens`` shares them between episodes. ``keep_screens``
-    earlier screenshots are offered to predictors that want them. ``ui_map`` (an ``phonesim.worlds.UIMap``) is offered to
-    the predictor; without one, a predictor with ``use_ui_map`` gets the
-    device's map (:func:`execution.predict.uimap.ui_map_for_device`).
+    ``qid``, ``url``, ``app`` and ``query`` say which page this is (``query`` is
+    stored for the judge); ``config`` how the episode runs. ``safety`` defaults
+    to a policy that allows no risky category; ``proxy`` to
+    :class:`ExecutionProxy` defaults. ``out_dir``/``screens``: where the screens
+    go (see the module docstring). ``ui_map`` (a ``phonesim.worlds.UIMap``) is
+    offered to the predictor; without one, a predictor with ``use_ui_map`` gets
+    the device's map (:func:`execution.predict.uimap.ui_map_for_device`); the
+    same for ``knowledge``.
     """
     started = time.perf_counter()
-    if screenshots not in SCREENSHOT_MODES:
-        raise ValueError(f"screenshots must be one of {', '.join(SCREENSHOT_MODES)}, got {screenshots!r}")
     out = Path(out_dir) if out_dir is not None else None
     files: Optional[_Files] = None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         files = _Files(out, screens)
+    shots = config.screenshots if out is not None else "none"
     safety = safety if safety is not None else SafetyPolicy()
     proxy = proxy if proxy is not None else ExecutionProxy()
-    spec = getattr(device, "spec", "") or type(device).__name__
+    spec = device.spec or type(device).__name__
     fields: dict[str, Any] = {
         "qid": qid, "url": url, "device": spec, "app": app, "instructions": list(instructions),
-        "query": query, "predictor": getattr(predictor, "name", type(predictor).__name__),
-        "world": spec.partition(":")[2] if spec.startswith("sim:") else None,
-        "screenshots": screenshots if out is not None else "none", "screenshot_scale": screenshot_scale,
+        "query": query, "predictor": predictor.name,
+        "world": device.target if device.kind == "sim" else None,
+        "screenshots": shots, "screenshot_scale": config.screenshot_scale,
     }
     if ui_map is not None:
-        fields["ui_map"] = f"given ({getattr(ui_map, 'app', '?')})"
+        fields["ui_map"] = f"given ({ui_map.app})"
     elif predictor.use_ui_map and instructions:
         from execution.predict.uimap import ui_map_for_device
 
@@ -196,9 +238,7 @@ def run_episode(
         knowledge, fields["knowledge"] = knowledge_for_device(device, predictor.knowledge)
     steps: list[StepRecord] = []
     acted: set[int] = set()
-    stop, detail = StopReason.NO_INSTRUCTIONS, "the page has no instruction steps"
-    last_ui: Optional[UIContext] = None
-    last_xml: Optional[str] = None
+    end = _Ending(StopReason.NO_INSTRUCTIONS, "the page has no instruction steps")
     try:
         info = device.info((app,) if app else ())
         fields["os_version"] = info.os_version or None
@@ -207,35 +247,34 @@ def run_episode(
         if instructions:
             size = device.screen_size()
             fields["screen_size"] = list(size)
-            capture = _Capture(screenshots if out is not None else "none", screenshot_scale)
-            stop, detail, last_ui, last_xml = _loop(
-                instructions, predictor, device, app, max_steps, files, safety, proxy,
-                extra_context or {}, cycle_repeats, keep_screens, steps, acted, ui_map, size, capture,
-                knowledge, query=query,
-            )
-            # the final screen, for the judge
-            if last_ui is None:
+            loop = _Loop(instructions, predictor, device, config, app=app, query=query, safety=safety,
+                         proxy=proxy, files=files, every_step=shots == "every_step", size=size,
+                         ui_map=ui_map, knowledge=knowledge)
+            end = loop.run()
+            steps, acted = loop.steps, loop.acted
+            if end.ui is None and end.stop != StopReason.DEVICE_ERROR:  # the final screen, for the judge
                 clock = _Clock()
-                last_xml = clock.call(device.dump_xml)
-                last_ui = _observe_ui(device, clock, last_xml)
+                xml = clock.call(device.dump_xml)
+                end = replace(end, ui=_observe_ui(device, clock, xml), xml=xml)
     except DeviceError as exc:
-        stop, detail = StopReason.DEVICE_ERROR, str(exc)
-    if last_ui is not None:
-        fields["final_controls"] = [c.to_json() for c in last_ui.controls]
-        fields["final_screen"] = last_ui.summary()
-        if files is not None and last_xml is not None:
-            fields["final_xml"] = files.save("final.xml", last_xml.encode("utf-8"))
-            if screenshots != "none":
+        end = _Ending(StopReason.DEVICE_ERROR, str(exc))
+    if end.ui is not None:
+        fields["final_controls"] = [c.to_json() for c in end.ui.controls]
+        fields["final_screen"] = end.ui.summary()
+        if files is not None and end.xml is not None:
+            fields["final_xml"] = files.save("final.xml", end.xml.encode("utf-8"))
+            if config.screenshots != "none":
                 try:
-                    fields["final_screenshot"] = files.save("final.png", scaled_screenshot(device, screenshot_scale))
+                    fields["final_screenshot"] = files.save("final.png",
+                                                            scaled_screenshot(device, config.screenshot_scale))
                 except DeviceError:
                     pass
     kinds = Counter(s.deviation_kind or "other" for s in steps if s.deviation)
     trajectory = Trajectory(
-        **fields, deviations=dict(sorted(kinds.items())), steps=steps, stop_reason=stop, stop_detail=detail, acted_steps=sorted(acted),
-        elapsed_s=round(time.perf_counter() - started, 4),
+        **fields, deviations=dict(sorted(kinds.items())), steps=steps, stop_reason=end.stop,
+        stop_detail=end.detail, acted_steps=sorted(acted), elapsed_s=round(time.perf_counter() - started, 4),
     )
-    if out is not None and trajectory_file:
+    if out is not None and screens is None:  # with a screen store the caller keeps the trajectory
         save_trajectory(out, trajectory)
     return trajectory
 
@@ -245,7 +284,7 @@ class _Files:
 
     Plain writes (an fsync per file cost ~5 ms a step): the trajectory is
     written last (its file, or its line in the run's trajectories.jsonl), so a
-    killed run leaves none for the page, and the runner redoes it.
+    killed run leaves none for the page, and the stage redoes it.
     """
 
     def __init__(self, out: Path, store: Optional[ScreenStore]):
@@ -263,176 +302,179 @@ class _Files:
         return f"{self.prefix}/{path.name}"
 
 
-class _Capture:
-    """The screenshot settings of one episode."""
-
-    def __init__(self, mode: str, scale: float):
-        self.every_step = mode == "every_step"
-        self.scale = scale
-
-
 def _observe_ui(device: Device, clock: _Clock, xml: str, size: Optional[tuple[int, int]] = None) -> UIContext:
     app = clock.call(device.current_app)
     return UIContext.from_xml(xml, size, app.package or None, app.activity)
 
 
-def _loop(
-    instructions: list[str],
-    predictor: ActionPredictor,
-    device: Device,
-    app: Optional[str],
-    max_steps: int,
-    evidence: Optional[_Files],
-    safety: SafetyPolicy,
-    proxy: ExecutionProxy,
-    extra: dict[str, Any],
-    cycle_repeats: int,
-    keep_screens: int,
-    steps: list[StepRecord],
-    acted: set[int],
-    ui_map: Any,
-    size: tuple[int, int],
-    capture: _Capture,
-    knowledge: Any = None,
-    query: Optional[str] = None,
-) -> tuple[StopReason, str, Optional[UIContext], Optional[str]]:
-    clock = _Clock()
-    clock.call(device.reset, app)
-    if app:
-        clock.call(device.launch, app)
-    memory: dict[str, Any] = {}
-    history: list[HistoryItem] = []
-    moves: Counter = Counter()
-    screens: deque[bytes] = deque(maxlen=max(keep_screens, 0) or None)
-    step_index = 0
-    n_actions = 0
-    next_ui: Optional[UIContext] = None
-    next_xml: Optional[str] = None
-    ui: Optional[UIContext] = None
-    xml: Optional[str] = None
+class _Loop:
+    """observe -> predict -> check -> act, until a stop reason; ``steps`` and ``acted`` fill as it goes.
 
-    while True:
-        if step_index >= len(instructions):
-            return StopReason.COMPLETED, f"all {len(instructions)} steps done", next_ui, next_xml
-        if n_actions >= max_steps:
-            return StopReason.MAX_STEPS, f"{max_steps} actions sent; stopped at step {step_index + 1}", next_ui, next_xml
+    Made once per episode with everything that stays fixed; :meth:`run` returns
+    how it ended. A ``DeviceError`` ends it too (stop reason ``device_error``),
+    with the steps recorded so far kept.
+    """
 
-        # --- observe
-        t0 = time.perf_counter()
-        clock.device_ms = 0.0
-        if next_ui is not None and next_xml is not None:
-            xml, ui = next_xml, next_ui
-            info = clock.call(device.current_app)
-            ui.package = info.package or ui.package
-            ui.activity = info.activity
-        else:
-            xml = clock.call(device.dump_xml)
-            ui = _observe_ui(device, clock, xml, size)
-        index = len(steps)
-        shot: dict[str, bytes] = {}
+    def __init__(self, instructions: list[str], predictor: ActionPredictor, device: Device,
+                 config: EpisodeConfig, *, app: Optional[str], query: Optional[str], safety: SafetyPolicy,
+                 proxy: ExecutionProxy, files: Optional[_Files], every_step: bool, size: tuple[int, int],
+                 ui_map: Optional[UIMap], knowledge: Optional[KnowledgeBase]):
+        self.instructions, self.predictor, self.device, self.config = instructions, predictor, device, config
+        self.app, self.query, self.safety, self.proxy = app, query, safety, proxy
+        self.files, self.every_step, self.size = files, every_step, size
+        self.ui_map, self.knowledge = ui_map, knowledge
+        self.steps: list[StepRecord] = []
+        #: the instruction steps acted on as the page said (no deviation)
+        self.acted: set[int] = set()
 
-        def screenshot() -> bytes:
-            if "png" not in shot:
-                shot["png"] = clock.call(scaled_screenshot, device, capture.scale)
-            return shot["png"]
+    def run(self) -> _Ending:
+        try:
+            return self._run()
+        except DeviceError as exc:
+            return _Ending(StopReason.DEVICE_ERROR, str(exc))
 
-        io_started = time.perf_counter()
-        files: dict[str, str] = {}
-        if evidence is not None:
-            files["xml"] = evidence.save(f"step_{index:03d}.xml", xml.encode("utf-8"))
-            if capture.every_step:
-                screenshot()
-        io_ms = (time.perf_counter() - io_started) * 1000
-        t_observed = time.perf_counter()
+    def _run(self) -> _Ending:
+        instructions, predictor, device, config = self.instructions, self.predictor, self.device, self.config
+        evidence, steps, safety, app = self.files, self.steps, self.safety, self.app
+        clock = _Clock()
+        clock.call(device.reset, app)
+        if app:
+            clock.call(device.launch, app)
+        memory: dict[str, Any] = {}
+        extra = dict(self.config.extra_context)
+        history: list[HistoryItem] = []
+        moves: Counter = Counter()
+        keep_screens = config.keep_screens
+        screens: deque[bytes] = deque(maxlen=max(keep_screens, 0) or None)
+        step_index = 0
+        n_actions = 0
+        next_ui: Optional[UIContext] = None
+        next_xml: Optional[str] = None
 
-        # --- predict
-        ctx = PredictContext(
-            instructions=instructions, step_index=step_index, ui=ui, history=history, extra=extra,
-            app=app, memory=memory, previous_screenshots=list(screens), ui_map=ui_map, knowledge=knowledge,
-            _screenshot_fn=screenshot,
-        )
-        pred = predictor.predict(ctx)
-        t_predicted = time.perf_counter()
-        if pred is None:
-            reason = memory.pop("stuck_reason", None) or f"no action found for step {step_index + 1}"
-            return StopReason.NO_ACTION, reason, ui, xml
-        attributed = min(max(pred.step_index, 0), len(instructions) - 1)
-        if evidence is not None and "png" in shot:
-            # taken for every_step, or by a predictor that looked at the screen: keep it
+        while True:
+            if step_index >= len(instructions):
+                return _Ending(StopReason.COMPLETED, f"all {len(instructions)} steps done", next_ui, next_xml)
+            if n_actions >= config.max_steps:
+                return _Ending(StopReason.MAX_STEPS,
+                               f"{config.max_steps} actions sent; stopped at step {step_index + 1}", next_ui, next_xml)
+
+            # --- observe
+            t0 = time.perf_counter()
+            clock.device_ms = 0.0
+            if next_ui is not None and next_xml is not None:
+                xml, ui = next_xml, next_ui
+                info = clock.call(device.current_app)
+                ui.package = info.package or ui.package
+                ui.activity = info.activity
+            else:
+                xml = clock.call(device.dump_xml)
+                ui = _observe_ui(device, clock, xml, self.size)
+            index = len(steps)
+            shot: dict[str, bytes] = {}
+
+            def screenshot() -> bytes:
+                if "png" not in shot:
+                    shot["png"] = clock.call(scaled_screenshot, device, config.screenshot_scale)
+                return shot["png"]
+
             io_started = time.perf_counter()
-            files["png"] = evidence.save(f"step_{index:03d}.png", shot["png"])
-            io_ms += (time.perf_counter() - io_started) * 1000
+            files: dict[str, str] = {}
+            if evidence is not None:
+                files["xml"] = evidence.save(f"step_{index:03d}.xml", xml.encode("utf-8"))
+                if self.every_step:
+                    screenshot()
+            io_ms = (time.perf_counter() - io_started) * 1000
+            t_observed = time.perf_counter()
 
-        # --- cycle check (the repeat is not executed)
-        if not pred.noop:
-            move = (ui.signature, action_key(pred.action))
-            moves[move] += 1
-            if moves[move] >= cycle_repeats:
-                what = pred.action.target_label or pred.action.type.value
-                return (StopReason.CYCLE,
-                        f"{pred.action.type.value} {what!r} on the same screen {moves[move]} times "
-                        f"(step {attributed + 1})", ui, xml)
+            # --- predict
+            ctx = PredictContext(
+                instructions=instructions, step_index=step_index, ui=ui, history=history,
+                extra=extra, app=app, memory=memory, previous_screenshots=list(screens),
+                ui_map=self.ui_map, knowledge=self.knowledge, _screenshot_fn=screenshot,
+            )
+            pred = predictor.predict(ctx)
+            t_predicted = time.perf_counter()
+            if pred is None:
+                reason = memory.pop("stuck_reason", None) or f"no action found for step {step_index + 1}"
+                return _Ending(StopReason.NO_ACTION, reason, ui, xml)
+            attributed = min(max(pred.step_index, 0), len(instructions) - 1)
+            if evidence is not None and "png" in shot:
+                # taken for every_step, or by a predictor that looked at the screen: keep it
+                io_started = time.perf_counter()
+                files["png"] = evidence.save(f"step_{index:03d}.png", shot["png"])
+                io_ms += (time.perf_counter() - io_started) * 1000
 
-        # --- safety
-        control = ui.control(pred.control_id) if pred.control_id is not None else None
-        target_text = control.description if control is not None else ""
-        verdict = safety.check(instructions[attributed], pred.action, target_text)
-        base = dict(
-            index=index, step_index=attributed, screenshot=files.get("png"), xml=files.get("xml"),
-            controls=[c.to_json() for c in ui.controls], activity=ui.activity, deviation=pred.deviation,
-            deviation_kind=pred.deviation_kind if pred.deviation else None, screen=ui.summary(),
-        )
-        dry = safety.dry_run_of(verdict, query)
-        if dry:
-            # the irreversible confirm of the page's own goal: reached, visible and enabled, never pressed
+            # --- cycle check (the repeat is not executed)
+            if not pred.noop:
+                move = (ui.signature, action_key(pred.action))
+                moves[move] += 1
+                if moves[move] >= config.cycle_repeats:
+                    what = pred.action.target_label or pred.action.type.value
+                    return _Ending(StopReason.CYCLE,
+                                   f"{pred.action.type.value} {what!r} on the same screen {moves[move]} times "
+                                   f"(step {attributed + 1})", ui, xml)
+
+            # --- safety
+            control = ui.control(pred.control_id) if pred.control_id is not None else None
+            target_text = control.description if control is not None else ""
+            verdict = safety.check(instructions[attributed], pred.action, target_text)
+            base = dict(
+                index=index, step_index=attributed, screenshot=files.get("png"), xml=files.get("xml"),
+                controls=[c.to_json() for c in ui.controls], activity=ui.activity, deviation=pred.deviation,
+                deviation_kind=pred.deviation_kind if pred.deviation else None, screen=ui.summary(),
+            )
+            if safety.dry_run_of(verdict, self.query):
+                # the irreversible confirm of the page's own goal: reached, visible and enabled, never pressed
+                steps.append(StepRecord(
+                    **{**base, "deviation": True, "deviation_kind": DeviationKind.DRY_RUN.value},
+                    action=pred.action.model_copy(update={"rationale": f"dry run: {verdict.reason}; not pressed"}),
+                    ok=True, noop=True, step_done=True,
+                    timings_ms=_timings(t0, t_observed, t_predicted, time.perf_counter(), clock.device_ms,
+                                        pred.model_ms, io_ms),
+                ))
+                return _Ending(StopReason.COMPLETED,
+                               f"dry run: reached the irreversible {verdict.category} control "
+                               f"{pred.action.target_label!r} at step {attributed + 1} and did not press it; "
+                               f"{len(instructions) - attributed - 1} later steps lie beyond it", ui, xml)
+            if not verdict.allowed:
+                steps.append(StepRecord(
+                    **base, action=pred.action, ok=False,
+                    failure_reason=f"blocked by safety policy: {verdict.reason}",
+                    timings_ms=_timings(t0, t_observed, t_predicted, time.perf_counter(), clock.device_ms,
+                                        pred.model_ms, io_ms),
+                ))
+                return _Ending(StopReason.BLOCKED, verdict.category or "blocked", ui, xml)
+
+            # --- act
+            outcome = self.proxy.execute(device, pred, ui, observed_at=t_observed)
+            clock.device_ms += outcome.device_ms
+            t_acted = time.perf_counter()
+            step_done = bool(pred.advance and outcome.ok)
             steps.append(StepRecord(
-                **{**base, "deviation": True, "deviation_kind": DeviationKind.DRY_RUN.value},
-                action=pred.action.model_copy(update={"rationale": f"dry run: {verdict.reason}; not pressed"}),
-                ok=True, noop=True, step_done=True,
-                timings_ms=_timings(t0, t_observed, t_predicted, time.perf_counter(), clock.device_ms, pred.model_ms, io_ms),
+                **base, action=outcome.action or pred.action, ok=outcome.ok,
+                failure_reason=outcome.failure_reason, fallback=outcome.fallback,
+                noop=pred.noop, step_done=step_done,
+                changed=outcome.changed if outcome.after_xml is not None else None,
+                attempts=outcome.attempts,
+                timings_ms=_timings(t0, t_observed, t_predicted, t_acted, clock.device_ms, pred.model_ms, io_ms),
             ))
-            return (StopReason.COMPLETED,
-                    f"dry run: reached the irreversible {verdict.category} control "
-                    f"{pred.action.target_label!r} at step {attributed + 1} and did not press it; "
-                    f"{len(instructions) - attributed - 1} later steps lie beyond it", ui, xml)
-        if not verdict.allowed:
-            steps.append(StepRecord(
-                **base, action=pred.action, ok=False,
-                failure_reason=f"blocked by safety policy: {verdict.reason}",
-                timings_ms=_timings(t0, t_observed, t_predicted, time.perf_counter(), clock.device_ms, pred.model_ms, io_ms),
+            history.append(HistoryItem(
+                step_index=attributed, action=outcome.action or pred.action, ok=outcome.ok,
+                changed=outcome.changed, noop=pred.noop, deviation=pred.deviation,
+                deviation_kind=pred.deviation_kind, failure_reason=outcome.failure_reason, signature=ui.signature,
             ))
-            return StopReason.BLOCKED, verdict.category or "blocked", ui, xml
-
-        # --- act
-        outcome = proxy.execute(device, pred, ui, observed_at=t_observed)
-        clock.device_ms += outcome.device_ms
-        t_acted = time.perf_counter()
-        step_done = bool(pred.advance and outcome.ok)
-        steps.append(StepRecord(
-            **base, action=outcome.action or pred.action, ok=outcome.ok,
-            failure_reason=outcome.failure_reason, fallback=outcome.fallback,
-            noop=pred.noop, step_done=step_done,
-            changed=outcome.changed if outcome.after_xml is not None else None,
-            attempts=outcome.attempts,
-            timings_ms=_timings(t0, t_observed, t_predicted, t_acted, clock.device_ms, pred.model_ms, io_ms),
-        ))
-        history.append(HistoryItem(
-            step_index=attributed, action=outcome.action or pred.action, ok=outcome.ok,
-            changed=outcome.changed, noop=pred.noop, deviation=pred.deviation,
-            deviation_kind=pred.deviation_kind, failure_reason=outcome.failure_reason, signature=ui.signature,
-        ))
-        if not pred.noop:
-            n_actions += 1
-        if outcome.ok and not pred.deviation:
-            acted.add(attributed)
-        if step_done:
-            step_index = max(step_index, attributed + 1)
-        if "png" in shot and keep_screens > 0:
-            screens.append(shot["png"])
-        if pred.noop:
-            next_ui, next_xml = ui, xml  # nothing happened on the device
-        else:
-            next_ui, next_xml = outcome.after_ui, outcome.after_xml
+            if not pred.noop:
+                n_actions += 1
+            if outcome.ok and not pred.deviation:
+                self.acted.add(attributed)
+            if step_done:
+                step_index = max(step_index, attributed + 1)
+            if "png" in shot and keep_screens > 0:
+                screens.append(shot["png"])
+            if pred.noop:
+                next_ui, next_xml = ui, xml  # nothing happened on the device
+            else:
+                next_ui, next_xml = outcome.after_ui, outcome.after_xml
 
 
 def _timings(t0: float, observed: float, predicted: float, done: float, device_ms: float,

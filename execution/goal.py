@@ -65,6 +65,8 @@ def words_of(text: str) -> list[str]:
     t = text.lower().replace("\u2011", "-").replace("\xa0", " ")
     t = re.sub(r"\bwi[\s-]?fi\b", "wifi", t)
     t = re.sub(r"\be[\s-]mail\b", "email", t)
+    # "autocorrect" is "auto-correction", "autorotate" "auto rotate": the prefix is written joined or apart
+    t = re.sub(r"\bauto(?!mat)(?=[a-z]{4,})", "auto ", t)
     t = re.sub(r"\b(text|speech)[\s-]+to[\s-]+(speech|text)\b", r"\1to\2", t)
     t = re.sub(r"\bset\s+up\b", "setup", t)
     out = []
@@ -167,6 +169,13 @@ def read_goal(query: Optional[str], knowledge: Any = None) -> Optional[Goal]:
         return None
     alternatives = tuple(frozenset(words_of(part)) for part in re.split(r"\s+or\s+|\s*/\s*", head_text)
                          if words_of(part))
+    if len(alternatives) < 2 and len(head) >= 3:
+        # "autocorrect and predictive text": two settings, each a goal control; a two-word "X and Y"
+        # ("date and time", "sound and vibration") is one name
+        parts = tuple(frozenset(words_of(part)) for part in re.split(r"\s+(?:and|&)\s+", head_text)
+                      if words_of(part))
+        if len(parts) > 1:
+            alternatives = parts
     context = frozenset(words_of(q)) - frozenset(head)
     verb = words_of(q[: len(q) - len(obj)]) if q.endswith(obj) else []
     titles = card_titles(knowledge, set(verb) | set(head), set(verb) | set(words_of(clause)), frozenset(head)) \

@@ -17,8 +17,10 @@ F4 = ``completion``, capped at ``navigation_only_cap`` (0.5) unless the
   on the following screen: a toggled switch shows the asked state, a chosen
   option is checked or shown as the row's summary, typed text appears, a
   tap changed the screen or the named screen was already open). A skipped
-  absent grouping item and a **dry run** (the irreversible confirm reached,
-  visible and enabled, and not pressed) count as followed; the verdict says so.
+  absent grouping item counts as followed only when the page's steps then
+  reached the goal (else the page named an item this phone lacks); a **dry
+  run** (the irreversible confirm reached, visible and enabled, and not
+  pressed) counts as followed; the verdict says so.
 * **terminal**: with the question stored in the trajectory
   (``Trajectory.query``, never its answer) the judge reads the goal the way a
   person does (:mod:`execution.goal`: on / off / see / open / set, and the
@@ -171,6 +173,12 @@ class HeuristicJudge(Judge):
         else:
             last = actionable[-1] if actionable else None
             terminal, why = self._last_step_commits(last)
+        if not terminal:
+            # a skip is the agent's bet that an absent item was a mere grouping; only reaching the goal
+            # proves it. Otherwise the page named an item this phone lacks: that step was not completed
+            for r in actionable:
+                if r.get("deviation") == DeviationKind.SKIP.value and r["effect"]:
+                    r["effect"], r["skip_uncredited"] = False, True
         n_ok = sum(1 for r in actionable if r["done"] and r["effect"])
         completion = n_ok / len(actionable) if actionable else 0.0
         score = completion if terminal else completion * self.navigation_only_cap

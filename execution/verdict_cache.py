@@ -51,16 +51,19 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from pydantic import ValidationError
 
 from verirank_core.config import RunConfig
-from verirank_core.device import DeviceInfo
+from verirank_core.device import Device, DeviceInfo
 from verirank_core.errors import DeviceError, SchemaError, VerirankError
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason, Trajectory
 from verirank_core.store import atomic_write_bytes, close_quietly, connect_shared_sqlite, read_jsonl
 from verirank_core.trajectories import TRAJECTORIES_FILE, RunTrajectories
+
+if TYPE_CHECKING:
+    from execution.jobs import Job
 
 __all__ = ["VERDICT_CACHE_ENV", "DeviceIdentity", "VerdictCache", "VerdictReuse", "agent_fingerprint",
            "sim_identity", "verdict_cache_path", "StoredVerdict"]
@@ -330,7 +333,7 @@ class VerdictReuse:
     """The verdict cache as one run of stage 2 uses it: :meth:`take` before the pool, :meth:`store` after."""
 
     def __init__(self, cache: VerdictCache, run_dir: Path, config: RunConfig,
-                 opener: Callable[[str], Any], route: Callable[[str, Any, bool], str]):
+                 opener: Callable[[str], Device], route: Callable[[str, Job, bool], str]):
         self.cache = cache
         self.run_dir = Path(run_dir)
         self.config = config
@@ -353,14 +356,14 @@ class VerdictReuse:
 
     # --- keys
 
-    def page_key(self, job: Any) -> str:
+    def page_key(self, job: Job) -> str:
         # the credentials the predictor is given (``execution.credentials_env``), as the runner reads them
         env = self.config.execution.credentials_env
         credentials = _sha({name: os.environ.get(var) for name, var in sorted(env.items())})
         return _sha({"steps": list(job.instructions), "query": job.query, "app": job.app,
                      "credentials": credentials, "agent": self.agent})
 
-    def _identities(self, job: Any, apps: tuple[str, ...]) -> list[DeviceIdentity]:
+    def _identities(self, job: Job, apps: tuple[str, ...]) -> list[DeviceIdentity]:
         """The devices of this run the page may be sent to, as verdicts know them."""
         out: list[DeviceIdentity] = []
         for base in dict.fromkeys(self.config.execution.devices):
@@ -396,7 +399,7 @@ class VerdictReuse:
 
     # --- before the pool
 
-    def take(self, jobs: list[Any]) -> tuple[list[tuple[ExecutionResult, Trajectory]], list[Any]]:
+    def take(self, jobs: list[Job]) -> tuple[list[tuple[ExecutionResult, Trajectory]], list[Job]]:
         """(the rows and trajectories of the pages answered from the cache, the jobs left to run)."""
         if not self.config.execution.reuse or not jobs:
             return [], jobs
@@ -417,7 +420,7 @@ class VerdictReuse:
                 reused.append(page)
         return reused, left
 
-    def _reuse(self, job: Any, stored: StoredVerdict) -> Optional[tuple[ExecutionResult, Trajectory]]:
+    def _reuse(self, job: Job, stored: StoredVerdict) -> Optional[tuple[ExecutionResult, Trajectory]]:
         """The stored verdict as this run's page, its screens written to the run; None if it is incomplete."""
         row = dict(stored.row, qid=job.qid, url=job.url, rank=job.rank, attempts=0, elapsed_s=0.0,
                    reused=True, verified_at=stored.verified_at, trajectory=TRAJECTORIES_FILE)
@@ -440,7 +443,7 @@ class VerdictReuse:
 
     # --- after the pool
 
-    def store(self, jobs: Iterable[Any]) -> int:
+    def store(self, jobs: Iterable[Job]) -> int:
         """Store the verdicts of the pages this run sent to its devices (``jobs``); returns how many."""
         by_key = {job.key: job for job in jobs}
         wanted = set(by_key)
@@ -460,7 +463,7 @@ class VerdictReuse:
                 entries.append(entry)
         return self.cache.put_many(entries, _now().isoformat())
 
-    def _entry(self, job: Any, row: ExecutionResult, trajectories: RunTrajectories) -> Optional[tuple]:
+    def _entry(self, job: Job, row: ExecutionResult, trajectories: RunTrajectories) -> Optional[tuple]:
         try:
             data = trajectories.data(row)
             if row.device.startswith("sim:"):

@@ -250,7 +250,7 @@ def pipeline_stages(bench: Path, until: str = "features", copy_pages_from: Optio
     fails (connection error), it is never invented. Features carry no labels:
     the experiments join them when they evaluate.
     """
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from extraction.pipeline import ExtractStage, FetchStage, SearchStage
     from ranking.pipeline import FeaturesStage
 
@@ -379,7 +379,7 @@ def ensure_pretrain(setup: Setup, config: RunConfig) -> Path:
 
 def _feature_settings(config: RunConfig) -> dict[str, Any]:
     """What makes two runs' features mean the same thing: the execute and features stages' fingerprints."""
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from ranking.pipeline import FeaturesStage
 
     features = FeaturesStage().fingerprint(config)

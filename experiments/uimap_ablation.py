@@ -142,13 +142,13 @@ class _GoalExecuteStage:
         self.goals = goals
 
     def fingerprint(self, cfg: RunConfig) -> Any:
-        from execution.runner import ExecuteStage
+        from execution.stage import ExecuteStage
 
         return ExecuteStage().fingerprint(cfg)
 
     def __call__(self, run: Any, config: RunConfig, progress: Any) -> dict[str, Any]:
         from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
-        from execution.runner import build_parts, plan_jobs, run_job
+        from execution.jobs import build_parts, plan_jobs, run_job
         from phonesim.device import SimDevice
         from verirank_core.extraction_records import Extraction, Query
         from verirank_core.store import JsonlAppender, LineLog, read_jsonl

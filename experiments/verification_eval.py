@@ -159,7 +159,7 @@ def make_system(config: Any, use_knowledge: bool, use_reflection: bool) -> tuple
 def run_pages(pages: list[dict[str, Any]], world: str, predictor: Any, judge: Any, max_steps: int,
               advance: Optional[Callable[[int], None]] = None) -> list[dict[str, Any]]:
     """One episode per page on a fresh simulated phone; one row per page (a failing page is a row too)."""
-    from execution.agent import run_episode
+    from execution.agent import EpisodeConfig, run_episode
     from phonesim.device import SimDevice
 
     out = []
@@ -167,8 +167,8 @@ def run_pages(pages: list[dict[str, Any]], world: str, predictor: Any, judge: An
         row = {k: page[k] for k in ("qid", "doc", "rank", "kind", "works")}
         try:
             device = SimDevice.open(world)
-            traj = run_episode(page["steps"], predictor, device, qid=page["qid"], url=page["doc"], app=APP,
-                               query=page["query"], max_steps=max_steps)
+            traj = run_episode(page["steps"], predictor, device, EpisodeConfig(max_steps=max_steps), qid=page["qid"],
+                               url=page["doc"], app=APP, query=page["query"])
             verdict = judge.judge(traj)
             row.update(f4=float(verdict.score), stop=traj.stop_reason.value, detail=traj.stop_detail[:200],
                        deviations=dict(traj.deviations), n_actions=sum(1 for s in traj.steps if not s.noop),

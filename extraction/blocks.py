@@ -67,6 +67,10 @@ _DISCOURSE = re.compile(r"^(?:(?:first|second|third|next|then|finally|now|lastly
                         r"try to|try)\b[\s,:]*|instead of [^,.]{1,60},\s*)+", re.I)
 _MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S)|(\d{1,2})\s*[.):]?\s*$)\s*",
                      re.I)
+#: crawl artefacts before a step: reference marks ("[3] Open ...") and an image caption
+#: with the step's number ("Image titled Encrypt a Phone Step 3 2 Tap Security")
+_REFERENCE = re.compile(r"^\s*(?:\[\d{1,3}\]\s*)+")
+_CAPTION = re.compile(r"^\s*Image titled\b.{0,120}?\bStep\s+(\d{1,2})\s+(?:(\d{1,2})\b\s*)?", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|\s+/\s+|,?\s+and then\s+", re.I)
@@ -104,6 +108,9 @@ class Block:
     numbered_headings: bool = False
     #: the last snippet the block covers (a step's body runs past its marker)
     end: Optional[int] = None
+    #: page text taken out of the steps but worth keeping for whoever follows them:
+    #: step titles above an instruction body ("Turn on Dark theme" over "Open Settings...")
+    context: list[str] = field(default_factory=list)
 
     @property
     def last(self) -> int:
@@ -118,12 +125,17 @@ class Block:
 
 
 def strip_marker(text: str) -> tuple[Optional[int], str]:
-    """("Step 2: Tap Display") -> (2, "Tap Display"); unnumbered text -> (None, text)."""
+    """("Step 2: Tap Display") -> (2, "Tap Display"); unnumbered text -> (None, text).
+
+    Crawl artefacts go too: "[3] Open Settings" -> (None, "Open Settings"), "Image titled
+    ... Step 3 2 Tap Security" -> (None, "Tap Security").
+    """
+    text = _REFERENCE.sub("", text)
     m = _MARKER.match(text)
-    if not m:
-        return None, text.strip()
-    number = int(m.group(1) or m.group(2) or m.group(3))
-    return number, text[m.end():].strip()
+    number = int(m.group(1) or m.group(2) or m.group(3)) if m else None
+    rest = text[m.end():] if m else text
+    # the caption's own numbers are the crawl's, not the page's: the page's marker counts
+    return number, _CAPTION.sub("", _REFERENCE.sub("", rest), count=1).strip()
 
 
 #: a place or condition before the action: "On your Android device, download ...",
@@ -162,7 +174,7 @@ def describes_task(heading: str) -> bool:
     Headings such as "Gboard 7", "On Android" or "This is how I did it" do not:
     for those the page title says what the block is about.
     """
-    return is_imperative(heading) or bool(re.search(r"\bhow (?:to|do you|can you)\b", heading, re.I))
+    return is_imperative(heading) or bool(re.search(r"\bhow (?:to|do (?:you|i|we)|can (?:you|i|we))\b", heading, re.I))
 
 
 def _is_label(s: Snippet) -> bool:
@@ -176,11 +188,13 @@ def _is_label(s: Snippet) -> bool:
 def heading_context(snippets: Sequence[Snippet]) -> list[list[str]]:
     """For each snippet, the headings that enclose it (outermost first)."""
     out: list[list[str]] = []
-    stack: list[tuple[int, str]] = []  # (level, text)
+    stack: list[tuple[float, str]] = []  # (level, text)
     for s in snippets:
         out.append([t for _, t in stack])
-        level = _HEADINGS.get(s.tag)
-        if level is None and _is_label(s):
+        level: Optional[float] = _HEADINGS.get(s.tag)
+        if s.tag == "summary":  # a disclosure's question heads its answer, inside the page's sections
+            level = 6.5
+        elif level is None and _is_label(s):
             level = 7
         if level is not None:
             while stack and stack[-1][0] >= level:
@@ -218,6 +232,17 @@ def _join(texts: Sequence[str]) -> str:
     return out
 
 
+def _titled(title: str, body: Sequence[str], context: list[str]) -> str:
+    """A step from its title and body. A title ("Turn on Dark theme", no full stop) over a body
+    that says what to do is the step's name, not an action: the body is the step and the title
+    goes to ``context``, so nobody looks for a control called like the title."""
+    body = [t for t in body if t.strip()]
+    if body and _is_title(title) and is_imperative(body[0]) and not is_imperative(title):
+        context.append(title.strip())
+        return _join(body)
+    return _join([title, *body])
+
+
 #: at most this many snippets make one step (a title and its body paragraphs)
 _MAX_PIECES = 6
 _NOISE_TAGS = ("figcaption", "caption")
@@ -238,10 +263,11 @@ def _list_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         items.sort(key=lambda li: pieces[li][0])
         positions: list[int] = []
         steps: list[str] = []
+        context: list[str] = []
         for li in items:
             own = pieces[li][:_MAX_PIECES]
             positions.append(own[0])
-            steps.append(_join([strip_marker(snippets[own[0]].text)[1]] + [snippets[j].text for j in own[1:]]))
+            steps.append(_titled(strip_marker(snippets[own[0]].text)[1], [snippets[j].text for j in own[1:]], context))
             # nested action items inside this li ("Go to Settings:" > "Tap Network")
             nested = [x for x in pieces if x.startswith(li + "/")]
             firsts = sorted(pieces[x][0] for x in nested)
@@ -249,7 +275,7 @@ def _list_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                 for x in sorted(nested, key=lambda x: pieces[x][0]):
                     positions.append(pieces[x][0])
                     steps.append(_join(snippets[j].text for j in pieces[x][:_MAX_PIECES]))
-        blocks.append(Block("list", steps, positions))
+        blocks.append(Block("list", steps, positions, context=context))
     return _merge_split_lists(blocks, snippets)
 
 
@@ -275,7 +301,7 @@ def _merge_split_lists(blocks: list[Block], snippets: Sequence[Snippet]) -> list
             between = [j for j in range(last_a + 1, b.first) if _nearest(snippets[j].xpath, ("li",)) is None]
             if (not between and b.first > last_a and _parent(list_a) == _parent(list_b)
                     and _shape(list_a) == _shape(list_b)):
-                out[-1] = Block("list", a.steps + b.steps, a.positions + b.positions)
+                out[-1] = Block("list", a.steps + b.steps, a.positions + b.positions, context=a.context + b.context)
                 continue
         out.append(b)
     return out
@@ -333,6 +359,7 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             headings = all(snippets[i].tag in _HEADINGS and not snippets[i].text.lower().lstrip().startswith("step")
                            for i in positions)
             steps: list[str] = []
+            context: list[str] = []
             longest = 0
             end = 0
             for n, (i, rest) in enumerate(current):
@@ -347,13 +374,19 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                 # what follows is the article's end
                 limit = (max(longest, 3) if longest else 0) if last else _MAX_PIECES
                 body = _step_body(snippets, i, stop, limit, scope)
+                if last and not longest:
+                    # no step had a body, but the last one may go on in a paragraph of its own
+                    # ("3. Tap Mobile networks." + "Slide the VoLTE switch on.")
+                    tail = _step_body(snippets, i, stop, 2, scope)
+                    body = tail[:next((k for k, j in enumerate(tail) if not is_imperative(snippets[j].text)),
+                                      len(tail))]
                 longest = max(longest, len(body))
                 end = max([end] + body)
-                steps.append(_join([rest] + [snippets[j].text for j in body]))
+                steps.append(_titled(rest, [snippets[j].text for j in body], context))
             kept = [(i, t) for i, t in zip(positions, steps) if t]
             if len(kept) >= 2:
                 blocks.append(Block("numbered", [t for _, t in kept], [i for i, _ in kept], numbered_headings=headings,
-                                    end=max([end] + positions)))
+                                    end=max([end] + positions), context=context))
         current.clear()
 
     for i, s in enumerate(snippets):
@@ -567,7 +600,9 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 
     def close() -> None:
         if len(run) >= 2:
-            blocks.append(Block("imperative", [strip_marker(snippets[i].text)[1] for i in run], list(run)))
+            # one step per sentence: "Tap Call. Tap Wi-Fi Calling." in one paragraph is two steps
+            pairs = [(i, t) for i in run for t in _SENTENCE.split(strip_marker(snippets[i].text)[1]) if t.strip()]
+            blocks.append(Block("imperative", [t for _, t in pairs], [i for i, _ in pairs]))
         run.clear()
 
     for i, s in enumerate(snippets):
@@ -611,6 +646,8 @@ def _paragraph_start(sentences: Sequence[tuple[int, str]], first: int, most: int
 
 #: at most this many sentences after the last instruction still belong to it
 _TRAILING = 6
+#: an instruction that announces what follows ("Select one of the following options:")
+_ANNOUNCES = re.compile(r"\bfollowing\b[^.!?]{0,40}:|:\s*$", re.I)
 
 
 def _telling_end(sentences: Sequence[tuple[int, str]], last: int) -> int:
@@ -618,8 +655,10 @@ def _telling_end(sentences: Sequence[tuple[int, str]], last: int) -> int:
     ("It's toward the bottom of the screen.", the options it offers), at most ``_TRAILING``;
     a paragraph after it ("The names differ between makers.") is not part of it."""
     end = last
+    # "Select one of the following options:" -- the options follow, in later paragraphs too
+    announces = bool(_ANNOUNCES.search(sentences[last][1]))
     while (end + 1 < len(sentences) and end - last < _TRAILING
-           and sentences[end + 1][0] == sentences[last][0]
+           and (announces or sentences[end + 1][0] == sentences[last][0])
            and not sentences[end + 1][1].rstrip().endswith("?")):
         end += 1
     return end
@@ -668,6 +707,11 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
+#: headings that are not actions ("In most cases, you'll need a password.") may sit between
+#: two action headings of one run, at most this many in a row
+_MAX_HEADING_GAP = 3
+
+
 def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Unnumbered sibling headings that read as actions, each with its body ("Make a List..." + paragraphs)."""
     # sibling headings, or headings of parallel containers (one <div class="step"> each)
@@ -679,14 +723,14 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     for (_, tag), heads in groups.items():
         if len(heads) < 2:
             continue
-        # runs of action headings; a higher heading between two ends the run, and so do two
-        # headings in a row that are not actions (one, "If it is missing", may sit between steps)
+        # runs of action headings; a higher heading between two ends the run, and so do
+        # _MAX_HEADING_GAP headings in a row that are not actions ("If it is missing" may sit between steps)
         runs: list[list[int]] = [[]]
         gap: list[int] = []
         for i in heads:
             higher = runs[-1] and any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag]
                                       for j in range(runs[-1][-1] + 1, i))
-            if higher or len(gap) >= 2:
+            if higher or len(gap) >= _MAX_HEADING_GAP:
                 runs.append([])
                 gap = []
             if is_imperative(snippets[i].text) and strip_marker(snippets[i].text)[0] is None:
@@ -700,14 +744,15 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             if len(run) < 3 and not (len(run) == 2 and sentences):
                 continue
             steps, longest, end = [], 0, 0
+            context: list[str] = []
             for n, i in enumerate(run):
                 last = n + 1 == len(run)
                 stop = run[n + 1] if not last else len(snippets)
                 body = _step_body(snippets, i, stop, max(longest, 3) if last else 12)
                 longest = max(longest, len(body))
                 end = max([end] + body)
-                steps.append(_join([snippets[i].text] + [snippets[j].text for j in body]))
-            blocks.append(Block("headings", steps, run, end=max(end, run[-1])))
+                steps.append(_titled(snippets[i].text, [snippets[j].text for j in body], context))
+            blocks.append(Block("headings", steps, run, end=max(end, run[-1]), context=context))
     return blocks
 
 

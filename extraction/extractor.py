@@ -27,6 +27,9 @@ class ExtractorOutput:
     stated_platform: Optional[str] = None
     #: the phone maker the steps are written for ("samsung", "pixel", ...), when the page says
     stated_device: Optional[str] = None
+    #: page text kept out of the steps but useful to whoever follows them: the heading the
+    #: steps sit under, step headings, outcome sentences ("A new screen appears.") and tips
+    context: list[str] = field(default_factory=list)
 
 
 class Extractor(ABC):

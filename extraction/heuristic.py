@@ -49,7 +49,9 @@ import numpy as np
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
+from extraction.tidy import tidy_steps
 from verirank_core.extraction_records import CleanedPage, Query
+from verirank_core.platforms import brand_of, platform_of, wanted_brand, wanted_platform
 
 __all__ = ["HeuristicExtractor", "query_platform", "query_brand", "block_platform", "block_brand", "ScoredBlock"]
 
@@ -63,24 +65,6 @@ _ENGLISH = frozenset("""
 the to and of a in on your you is it that for with this then from be or at as by tap open go select
 turn settings app screen menu if not are will can page next option button
 """.split()) | IMPERATIVE_VERBS | UI_WORDS
-_PLATFORM_WORDS = {
-    "ios": ("iphone", "ipad", "ios", "ipados", "apple"),
-    "android": ("android", "pixel", "samsung", "galaxy", "oneplus", "xiaomi", "motorola", "huawei", "oppo",
-                "gboard", "oxygenos", "one ui"),
-}
-
-#: Android makers whose menus differ: a Samsung block does not answer a Pixel question
-_BRAND_WORDS = {
-    "samsung": ("samsung", "galaxy", "one ui"),
-    "pixel": ("pixel", "stock android"),
-    "oneplus": ("oneplus", "oxygenos"),
-    "xiaomi": ("xiaomi", "redmi", "miui", "hyperos", "poco"),
-    "motorola": ("motorola", "moto"),
-    "huawei": ("huawei", "emui"),
-    "oppo": ("oppo", "coloros", "realme"),
-}
-
-
 #: the page title stands in for an uninformative heading at this weight, and only
 #: when the block's own text is at least this similar to the query
 _TITLE_WEIGHT = 0.9
@@ -103,44 +87,20 @@ def _stem(word: str) -> str:
     return word
 
 
-def _platform_of(text: str) -> Optional[str]:
-    low = " " + text.lower() + " "
-    found = {p for p, words in _PLATFORM_WORDS.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)}
-    return found.pop() if len(found) == 1 else None
-
-
-def _brand_of(text: str) -> Optional[str]:
-    low = " " + text.lower() + " "
-    found = {b for b, words in _BRAND_WORDS.items() if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)}
-    return found.pop() if len(found) == 1 else None
-
-
 def query_platform(query: Query, default: str = "android", device: str = "") -> str:
     """The platform the user asks about: from the device, the app, the query text, then the run's device."""
-    for text in (query.device or "", query.app or "", query.query, device):
-        found = _platform_of(text)
-        if found:
-            return found
-    return default
+    return wanted_platform(query.query, query.device or "", query.app or "", device, default)
 
 
 def query_brand(query: Query, device: str = "") -> tuple[Optional[str], str]:
     """The phone maker the user asks about, and where it came from ("query", "device", "run device")."""
-    for text, source in ((query.query, "query"), (query.device or "", "device"), (query.app or "", "app")):
-        found = _brand_of(text)
-        if found:
-            return found, source
-    if not query.device and not _platform_of(query.query):
-        found = _brand_of(device)
-        if found:
-            return found, "run device"
-    return None, ""
+    return wanted_brand(query.query, query.device or "", query.app or "", device)
 
 
 def block_brand(block: Block) -> Optional[str]:
     """The phone maker a block is written for, from its heading or lead-in line."""
     for text in (block.heading, block.lead):
-        found = _brand_of(text)
+        found = brand_of(text)
         if found:
             return found
     return None
@@ -149,7 +109,7 @@ def block_brand(block: Block) -> Optional[str]:
 def block_platform(block: Block) -> Optional[str]:
     """The platform a block is written for, from its heading, lead-in line or steps."""
     for text in (block.heading, block.lead, " ".join(block.steps)):
-        found = _platform_of(text)
+        found = platform_of(text)
         if found:
             return found
     return None
@@ -291,7 +251,7 @@ class HeuristicExtractor(Extractor):
             # a heading that names no task ("Gboard 7", "Here you go") leaves the page
             # title to say what the block is about, if the steps themselves fit the query
             # "On iPhone", "Samsung Galaxy": a heading naming only the device says nothing of the task
-            device_heading = len(b.heading.split()) <= 6 and bool(_platform_of(b.heading) or _brand_of(b.heading))
+            device_heading = len(b.heading.split()) <= 6 and bool(platform_of(b.heading) or brand_of(b.heading))
             generic = bool(_GENERIC_HEADING.match(b.heading))
             if generic:
                 context += " " + page.title
@@ -359,15 +319,23 @@ class HeuristicExtractor(Extractor):
                  and s.relevance >= best.relevance - 0.15]
         if outer:
             inner = best
-            best = max(outer, key=lambda s: s.rank_score)
+            # the one spanning the most of the page: a menu path's sentence does not stand
+            # for the paragraphs around it
+            best = max(outer, key=lambda s: (s.block.last - s.block.first, s.rank_score))
             notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
-        steps = _dedupe(best.block.steps)[: cfg.max_steps]
+        # outcomes and trailing notes leave the steps; with the section's heading ("How do I ...?",
+        # "On Samsung phones") and the step titles they become context for the agent
+        steps, dropped = tidy_steps(_dedupe(best.block.steps))
+        steps = steps[: cfg.max_steps]
+        heading = best.block.heading
+        section = [heading] if heading and not _GENERIC_HEADING.match(heading) and heading != page.title else []
+        context = list(dict.fromkeys(section + best.block.context + dropped))
         if page.lang is None and _english_share(" ".join(steps)) < 0.15:
             return ExtractorOutput(reason="the steps do not read as English")
         where = f" under {best.block.heading!r}" if best.block.heading else ""
-        stated = best.platform or _platform_of(page.title)
+        stated = best.platform or platform_of(page.title)
         if stated and stated != platform:
             notes.append(f"written for {stated}, kept: the device decides whether the steps work")
         return ExtractorOutput(
@@ -375,5 +343,6 @@ class HeuristicExtractor(Extractor):
             reason=f"{best.block.kind} block{where} (relevance {best.relevance:.2f}, how-to {best.howto:.2f})"
                    + "".join(f"; {n}" for n in notes),
             stated_platform=stated,
-            stated_device=brands[id(best)] or _brand_of(page.title),
+            stated_device=brands[id(best)] or brand_of(page.title),
+            context=context,
         )

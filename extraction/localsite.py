@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Iterator
 
 from verirank_core.errors import StoreError
+from verirank_core.resources import DEMO_DIR
 from verirank_core.store import atomic_write_text
 
 __all__ = ["DEMO_DIR", "DEMO_PORT", "serve_folder", "demo_inputs"]
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "datasets" / "demo"
 DEMO_PORT = 8765
 _DEMO_BASE = f"http://127.0.0.1:{DEMO_PORT}"
 

@@ -52,6 +52,7 @@ from verirank_core.errors import (
     StoreError,
 )
 from verirank_core.registry import Registry
+from verirank_core.stages import require
 from verirank_core.store import JsonlAppender, RunDir, read_jsonl, write_jsonl
 
 __all__ = [
@@ -138,7 +139,7 @@ def extract_one(page: Page, query: Query, body: Optional[bytes], extractor: Extr
         log.exception("extractor %s failed on %s", extractor.name, page.url)
         return record(ExtractionStatus.EXTRACTOR_FAILED, f"unexpected {type(exc).__name__}: {exc}")
     tokens = dict(prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens,
-                  stated_platform=out.stated_platform, stated_device=out.stated_device)
+                  stated_platform=out.stated_platform, stated_device=out.stated_device, context=list(out.context))
     raw = [s for s in out.steps if s and s.strip()]
     if not raw:
         return record(ExtractionStatus.NO_STEPS, out.reason or "the extractor found no steps", **tokens)
@@ -158,12 +159,6 @@ def extract_one(page: Page, query: Query, body: Optional[bytes], extractor: Extr
 # --- all pages of a run ---------------------------------------------------------------------
 
 
-def _require(path: Path, hint: str) -> Path:
-    if not path.exists():
-        raise StoreError(f"{path} does not exist; {hint}")
-    return path
-
-
 def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Extractor] = None,
                   encoder=None, progress: Progress = None) -> dict[str, int]:
     """Extract every page of ``DIR/pages.jsonl`` not yet in ``DIR/extraction.jsonl``.
@@ -176,17 +171,17 @@ def extract_pages(run_dir: RunDir, config: RunConfig, *, extractor: Optional[Ext
     """
     from extraction.pagecache import PageCache
 
-    pages = read_jsonl(_require(run_dir / "pages.jsonl", "run `verirank fetch DIR` first"), Page)
-    queries = {q.qid: q for q in read_jsonl(_require(run_dir / "queries.jsonl", "run `verirank search` first"),
-                                            Query)}
+    require(run_dir, ExtractStage.requires)  # for callers that skip the runner
+    pages = read_jsonl(run_dir / "pages.jsonl", Page)
+    queries = {q.qid: q for q in read_jsonl(run_dir / "queries.jsonl", Query)}
     if encoder is None:
         from verirank_core.embed import default_encoder
 
         encoder = default_encoder()
     if config.extraction.extract.encoder_threads:
-        import torch
+        from verirank_core.embed import set_encoder_threads
 
-        torch.set_num_threads(config.extraction.extract.encoder_threads)
+        set_encoder_threads(config.extraction.extract.encoder_threads)
     if extractor is None:
         extractor = make_extractor(config, encoder=encoder)
     cache = PageCache.for_run(run_dir.path, config.extraction.fetch.cache_dir)
@@ -287,7 +282,8 @@ def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *
     from extraction.fetch import Fetcher
     from extraction.pagecache import PageCache
 
-    results = read_jsonl(_require(run_dir / "serp.jsonl", "run `verirank search` first"), SearchResult)
+    require(run_dir, FetchStage.requires)  # for callers that skip the runner
+    results = read_jsonl(run_dir / "serp.jsonl", SearchResult)
     fcfg = config.extraction.fetch
     fetcher = Fetcher(fcfg, PageCache.for_run(run_dir.path, fcfg.cache_dir), session)
     with JsonlAppender(run_dir / "pages.jsonl", Page) as appender:
@@ -298,8 +294,7 @@ def fetch_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *
 
 def extract_stage(run_dir: RunDir, config: RunConfig, progress: Progress = None, *,
                   extractor: Optional[Extractor] = None, encoder=None) -> dict[str, int]:
-    """:func:`extract_pages` after checking that the fetch stage ran."""
-    _require(run_dir / "pages.jsonl", "run `verirank fetch DIR` first")
+    """:func:`extract_pages` (which checks that the fetch stage ran)."""
     return extract_pages(run_dir, config, extractor=extractor, encoder=encoder, progress=progress)
 
 

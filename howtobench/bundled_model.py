@@ -26,8 +26,9 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
+from verirank_core.json_types import JSONObject
 from verirank_core.resources import BUNDLED_MODEL, PRETRAIN_FEATURES
 
 __all__ = ["FINGERPRINT_FILES", "fingerprint", "stored_fingerprint", "rebuild", "anonymise_url", "MODEL_DIR",
@@ -57,7 +58,7 @@ def _files(root: Path = ROOT) -> list[Path]:
     return out
 
 
-def _config_sections() -> dict[str, Any]:
+def _config_sections() -> JSONObject:
     from verirank_core.config import load_config
 
     cfg = load_config()
@@ -66,7 +67,7 @@ def _config_sections() -> dict[str, Any]:
             "ranking.features": cfg.ranking.features.model_dump(mode="json")}
 
 
-def fingerprint(root: Path = ROOT) -> dict[str, Any]:
+def fingerprint(root: Path = ROOT) -> JSONObject:
     """Hashes of the code and config the bundled features depend on (and their combination)."""
     files = {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in _files(root)}
     config = _config_sections()
@@ -75,7 +76,7 @@ def fingerprint(root: Path = ROOT) -> dict[str, Any]:
     return {"sha256": combined.hexdigest(), "files": files, "config_sha256": config_hash}
 
 
-def stored_fingerprint(model_dir: Path = MODEL_DIR) -> Optional[dict[str, Any]]:
+def stored_fingerprint(model_dir: Path = MODEL_DIR) -> Optional[JSONObject]:
     path = Path(model_dir) / FINGERPRINT_NAME
     return json.loads(path.read_text("utf-8")) if path.is_file() else None
 
@@ -112,7 +113,7 @@ def _copy_features(src: Path, dst: Path) -> None:
     table.to_parquet(dst, index=False)
 
 
-def rebuild(work: Optional[Path] = None, seed: int = 0) -> dict[str, Any]:
+def rebuild(work: Optional[Path] = None, seed: int = 0) -> JSONObject:
     """Pre-training set -> bundled features (anonymised) -> LR ranker -> fingerprint."""
     from ranking.experiment import train as run_training
     from howtobench.pretrain import build_pretrain

@@ -25,10 +25,11 @@ from __future__ import annotations
 import html
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from howtobench.tasks import AltPath, Step, Task, gold_actions
 from howtobench.wording import render_steps
+from verirank_core.json_types import JSONObject
 
 __all__ = ["VARIANTS", "STYLES", "RELEVANT_BY_DESIGN", "PagePlan", "plan_pages", "render_page", "plain_text"]
 
@@ -85,7 +86,7 @@ class PagePlan:
     bait: list[list[str]] = field(default_factory=list)
     seed: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         out = asdict(self)
         out["gold"] = [s.model_dump(exclude_defaults=True) for s in self.gold]
         return out

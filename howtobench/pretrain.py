@@ -22,7 +22,7 @@ For every query (a phrasing of a pretrain task) the builder writes candidate
 ====================  ================================================================
 
 The instructions are then executed by the pipeline's own stages and runner
-(``execution.runner.ExecuteStage``: agent + judge on ``sim:<world>``, then
+(``execution.stage.ExecuteStage``: agent + judge on ``sim:<world>``, then
 ``ranking.pipeline.FeaturesStage`` with the labels), so trajectories, F4 and
 features come from the same code as in the pipeline. The label of every
 candidate is decided by replaying its action sequence (``howtobench.replay``),
@@ -45,7 +45,7 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Optional
 
 from phonesim.layout import walk
 from phonesim.simulator import Simulator
@@ -57,7 +57,9 @@ from howtobench.replay import Replayer
 from howtobench.tasks import TASKS_DIR, Step, Task, gold_actions, load_tasks
 from howtobench.wording import render_steps
 from verirank_core.errors import SchemaError
+from verirank_core.json_types import JSONObject
 from verirank_core.resources import FULL_BENCH
+from verirank_core.stages import Progress
 from verirank_core.store import RunDir, atomic_write_json, atomic_write_text, write_jsonl
 
 __all__ = ["PRETRAIN_HOST", "DEFAULT_PRETRAIN_OUT", "Candidate", "plan_candidates", "sequences_of_test_split", "build_pretrain",
@@ -180,8 +182,8 @@ def build_pretrain(
     valid_fraction: float = 0.2,
     features: bool = True,
     max_tasks: Optional[int] = None,
-    progress: Optional[Callable[..., Any]] = None,
-) -> dict[str, Any]:
+    progress: Optional[Progress] = None,
+) -> JSONObject:
     """Write the pre-training run directory (see the module docstring); returns the summary."""
     from verirank_core.config import load_config
 
@@ -229,7 +231,7 @@ def build_pretrain(
 
     # stage 2 for real: the agent runs the generated instructions on sim:<world>; then the
     # features, labelled from the replayed qrels, through the pipeline's own stages and runner
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from ranking.pipeline import FeaturesStage
     from verirank_core.stages import run_stages
 
@@ -247,7 +249,7 @@ def build_pretrain(
     return summary
 
 
-def _split_features(out: Path, valid_fraction: float) -> dict[str, Any]:
+def _split_features(out: Path, valid_fraction: float) -> dict[str, dict[str, int]]:
     """The labelled feature table of the run, split by query into OUT/train/ and OUT/valid/."""
     from ranking.features import write_feature_files
     from verirank_core.store import read_parquet
@@ -264,9 +266,9 @@ def _split_features(out: Path, valid_fraction: float) -> dict[str, Any]:
     return sizes
 
 
-def pretrain_stats(candidates: list[Candidate], worlds: dict[str, World]) -> dict[str, Any]:
+def pretrain_stats(candidates: list[Candidate], worlds: dict[str, World]) -> JSONObject:
     """Table 4-style counts: queries, positives and negatives per app."""
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, object]] = {}
     kinds: dict[str, dict[str, int]] = {}
     for c in candidates:
         r = rows.setdefault(c.world, {"world": c.world, "app": worlds[c.world].app.label, "queries": set(),
@@ -281,7 +283,7 @@ def pretrain_stats(candidates: list[Candidate], worlds: dict[str, World]) -> dic
     return {"apps": table, "total": total, "kinds": dict(sorted(kinds.items()))}
 
 
-def format_pretrain_stats(summary: dict[str, Any]) -> str:
+def format_pretrain_stats(summary: JSONObject) -> str:
     lines = ["| World | App | Queries | Positives | Negatives |", "|---|---|---:|---:|---:|"]
     for r in summary["apps"]:
         lines.append(f"| {r['world']} | {r['app']} | {r['queries']} | {r['positives']} | {r['negatives']} |")

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
-
 from verirank_core.errors import StoreError
+from verirank_core.json_types import JSONObject
 
 __all__ = ["compute_stats", "format_stats_markdown"]
 
@@ -24,7 +23,7 @@ def _read_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
-def compute_stats(build_dir: Path | str) -> dict[str, Any]:
+def compute_stats(build_dir: Path | str) -> JSONObject:
     """Counts per app, per style and per variant, from a build's files."""
     build_dir = Path(build_dir)
     queries = {q["qid"]: q for q in _read_lines(build_dir / "labels" / "queries.jsonl")}
@@ -56,7 +55,7 @@ def compute_stats(build_dir: Path | str) -> dict[str, Any]:
     }
 
 
-def format_stats_markdown(stats: dict[str, Any]) -> str:
+def format_stats_markdown(stats: JSONObject) -> str:
     lines = ["| Domain | World | App | Queries | Pages | Pages with instructions | Relevant pages |",
              "|---|---|---|---:|---:|---:|---:|"]
     for r in stats["apps"]:

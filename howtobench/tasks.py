@@ -25,7 +25,7 @@ The path never includes opening the app: every rendered page adds it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Literal, Optional
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -56,7 +56,7 @@ class Step(_Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _shorthand(cls, data: Any) -> Any:
+    def _shorthand(cls, data: object) -> object:
         if isinstance(data, str):
             return {"op": data} if data in _BARE_OPS else {"op": "tap", "label": data}
         if isinstance(data, dict) and "op" not in data and len(data) == 1:

@@ -28,6 +28,7 @@ from phonesim.adbproto.shellv2 import parse_service, serve_shell
 from phonesim.adbproto.sync import serve_sync
 from phonesim.adbproto.transport import ServiceHandler, Transport
 from phonesim.adbproto.vfs import VirtualFS
+from phonesim.latency import Latency
 from verirank_core.device import Device
 from verirank_core.errors import DeviceError, VerirankError
 
@@ -64,15 +65,18 @@ class AdbDeviceServer:
         features: tuple[str, ...] = DEFAULT_FEATURES,
         max_payload: int = MAX_PAYLOAD,
         write_timeout: float = 60.0,
+        latency: Optional[Latency] = None,
     ):
         self.device = device
+        #: how long each operation takes, as on a phone (phonesim/latency.py); none by default
+        self.latency = latency or Latency()
         self.host = host
         self.product = product
         self.features = tuple(features)
         self.max_payload = max_payload
         self.write_timeout = write_timeout
         self.fs = VirtualFS()
-        self.shell = DeviceShell(device, self.fs, product=product)
+        self.shell = DeviceShell(device, self.fs, product=product, latency=self.latency)
         self._transports: list[Transport] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -168,7 +172,7 @@ class AdbDeviceServer:
                 return None
             return lambda stream: serve_shell(stream, self.shell, request)
         if name.rstrip(":") == "sync":
-            return lambda stream: serve_sync(stream, self.fs)
+            return lambda stream: serve_sync(stream, self.fs, self.latency)
         if name in ("root:", "unroot:"):
             reply = _ROOT_REPLY if name == "root:" else b"adbd not running as root\n"
             return lambda stream: stream.write(reply)
@@ -211,8 +215,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("device", help="device spec, e.g. sim:android13-settings")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     parser.add_argument("--port", type=int, default=5555, help="TCP port; 0 picks a free one")
+    parser.add_argument("--latency", default="", help="phone-like delays, e.g. dump=1.0,tap=0.3 or phone "
+                                                     "(phonesim/latency.py)")
     args = parser.parse_args(argv)
     try:
+        latency = Latency.parse(args.latency)
         kind, _, world = args.device.partition(":")
         if kind != "sim" or not world:
             raise DeviceError(f"device spec {args.device!r} must look like sim:WORLD")
@@ -225,7 +232,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"serving {args.device} as an ADB device; run: adb connect {args.host}:{port}", flush=True)
 
     try:
-        serve_forever(device, args.host, args.port, ready=ready)
+        serve_forever(device, args.host, args.port, ready=ready, latency=latency)
     except DeviceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

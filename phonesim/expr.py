@@ -24,11 +24,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Union
+
+if TYPE_CHECKING:
+    from phonesim.world import VarSpec
 
 __all__ = ["ExprError", "Expr", "Template", "compile_expr", "compile_template"]
 
-State = Mapping[str, Any]
+#: the value of a state variable (bool, int, choice or text)
+Value = Union[bool, int, str]
+State = Mapping[str, Value]
+#: a compiled (sub)expression
+Evaluator = Callable[[State], Value]
+#: ("lit", value), ("op", symbol) or ("name", variable)
+Token = tuple[str, Value]
 
 
 class ExprError(ValueError):
@@ -41,7 +50,7 @@ class Expr:
 
     source: str
     names: frozenset[str]
-    _fn: Callable[[State], Any]
+    _fn: Evaluator
 
     def evaluate(self, state: State) -> bool:
         return bool(self._fn(state))
@@ -60,8 +69,8 @@ _KEYWORDS = {"and", "or", "not", "true", "false", "contains"}
 _COMPARE = {"==", "!=", "<", "<=", ">", ">=", "contains"}
 
 
-def _tokenize(src: str) -> list[tuple[str, Any]]:
-    tokens: list[tuple[str, Any]] = []
+def _tokenize(src: str) -> list[Token]:
+    tokens: list[Token] = []
     pos = 0
     while pos < len(src):
         if src[pos:].strip() == "":
@@ -90,24 +99,24 @@ def _tokenize(src: str) -> list[tuple[str, Any]]:
 class _Parser:
     """Recursive descent over the token list; returns (closure, static type, names)."""
 
-    def __init__(self, src: str, variables: Optional[Mapping[str, Any]]):
+    def __init__(self, src: str, variables: Optional[Mapping[str, VarSpec]]):
         self.src = src
         self.tokens = _tokenize(src)
         self.i = 0
         self.variables = variables  # name -> VarSpec-like (has .type and .options) or None
         self.names: set[str] = set()
 
-    def peek(self) -> Optional[tuple[str, Any]]:
+    def peek(self) -> Optional[Token]:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def take(self) -> tuple[str, Any]:
+    def take(self) -> Token:
         tok = self.peek()
         if tok is None:
             raise ExprError("unexpected end of expression")
         self.i += 1
         return tok
 
-    def parse(self) -> Callable[[State], Any]:
+    def parse(self) -> Evaluator:
         if not self.tokens:
             raise ExprError("empty expression")
         fn = self.parse_or()
@@ -115,7 +124,7 @@ class _Parser:
             raise ExprError(f"unexpected {self.peek()[1]!r} after a complete expression")
         return fn
 
-    def parse_or(self) -> Callable[[State], Any]:
+    def parse_or(self) -> Evaluator:
         left = self.parse_and()
         while self.peek() == ("op", "or"):
             self.take()
@@ -123,7 +132,7 @@ class _Parser:
             left = (lambda a, b: lambda s: bool(a(s)) or bool(b(s)))(left, right)
         return left
 
-    def parse_and(self) -> Callable[[State], Any]:
+    def parse_and(self) -> Evaluator:
         left = self.parse_not()
         while self.peek() == ("op", "and"):
             self.take()
@@ -131,14 +140,14 @@ class _Parser:
             left = (lambda a, b: lambda s: bool(a(s)) and bool(b(s)))(left, right)
         return left
 
-    def parse_not(self) -> Callable[[State], Any]:
+    def parse_not(self) -> Evaluator:
         if self.peek() == ("op", "not"):
             self.take()
             inner = self.parse_not()
             return lambda s: not inner(s)
         return self.parse_cmp()
 
-    def parse_cmp(self) -> Callable[[State], Any]:
+    def parse_cmp(self) -> Evaluator:
         left, left_info = self.parse_atom()
         tok = self.peek()
         if tok is None or tok[0] != "op" or tok[1] not in _COMPARE:
@@ -156,7 +165,7 @@ class _Parser:
                    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}[op]
         return lambda s: compare(left(s), right(s))
 
-    def parse_atom(self) -> tuple[Callable[[State], Any], tuple]:
+    def parse_atom(self) -> tuple[Evaluator, tuple]:
         kind, value = self.take()
         if kind == "lit":
             return (lambda s: value), ("lit", value)
@@ -196,7 +205,7 @@ class _Parser:
                 raise ExprError(f"contains needs a text variable, {var_side[1]} is {vtype}")
 
 
-def compile_expr(src: str, variables: Optional[Mapping[str, Any]] = None) -> Expr:
+def compile_expr(src: str, variables: Optional[Mapping[str, VarSpec]] = None) -> Expr:
     """Parse ``src``; with ``variables`` (name -> VarSpec) also check names and literal types."""
     if not isinstance(src, str):
         raise ExprError(f"an expression must be a string, got {src!r}")
@@ -239,7 +248,7 @@ class Template:
         return "".join(out)
 
 
-def compile_template(src: str, variables: Optional[Mapping[str, Any]] = None) -> Template:
+def compile_template(src: str, variables: Optional[Mapping[str, VarSpec]] = None) -> Template:
     """Split ``src`` into literal text and placeholders; check names against ``variables``."""
     if "{" not in src and "}" not in src:
         return Template(source=src, names=frozenset(), _parts=(src,) if src else ())  # plain text: most texts

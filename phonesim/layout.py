@@ -14,7 +14,7 @@ that intersect its viewport, clipped to it, like a RecyclerView.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional, TypedDict, Unpack
 
 from phonesim.world import Effect, LauncherApp, Node, Screen, World
 
@@ -56,6 +56,30 @@ class UINode:
     source: Optional[Node] = None
     #: sliders: the thumb position in [0, 1] (drawn, not dumped)
     fraction: float = 0.0
+
+
+class NodeAttrs(TypedDict, total=False):
+    """The :class:`UINode` fields a layout helper passes on (all but cls, package and bounds)."""
+
+    text: str
+    resource_id: str
+    content_desc: str
+    checkable: bool
+    checked: bool
+    clickable: bool
+    enabled: bool
+    focusable: bool
+    focused: bool
+    scrollable: bool
+    long_clickable: bool
+    password: bool
+    selected: bool
+    children: list[UINode]
+    role: str
+    on_tap: tuple[Effect, ...]
+    on_long: tuple[Effect, ...]
+    source: Optional[Node]
+    fraction: float
 
 
 @dataclass
@@ -127,7 +151,7 @@ class _Builder:
         self.in_dialog = in_dialog
         self.style = world.style
 
-    def ui(self, cls: str, bounds: Bounds, **attrs: Any) -> UINode:
+    def ui(self, cls: str, bounds: Bounds, **attrs: Unpack[NodeAttrs]) -> UINode:
         return UINode(cls=cls, package=self.package, bounds=bounds, **attrs)
 
     def rid(self, template: str) -> str:
@@ -730,7 +754,7 @@ def layout_launcher(world: World, apps: list[LauncherApp], metrics: Optional[Met
     W, H = m.width, m.height
     full = (0, 0, W, H)
 
-    def ui(cls: str, bounds: Bounds, **attrs: Any) -> UINode:
+    def ui(cls: str, bounds: Bounds, **attrs: Unpack[NodeAttrs]) -> UINode:
         return UINode(cls=cls, package=pkg, bounds=bounds, **attrs)
 
     margin = m.dp(22)
@@ -761,7 +785,7 @@ def layout_app_drawer(world: World, apps: list[LauncherApp], metrics: Optional[M
     W, H = m.width, m.height
     full = (0, 0, W, H)
 
-    def ui(cls: str, bounds: Bounds, **attrs: Any) -> UINode:
+    def ui(cls: str, bounds: Bounds, **attrs: Unpack[NodeAttrs]) -> UINode:
         return UINode(cls=cls, package=pkg, bounds=bounds, **attrs)
 
     top = m.status_bar + m.dp(8)
@@ -790,7 +814,7 @@ def layout_shade(world: World, metrics: Optional[Metrics] = None, settings_packa
     m = metrics or Metrics(world)
     W, H = m.width, m.height
 
-    def ui(cls: str, bounds: Bounds, **attrs: Any) -> UINode:
+    def ui(cls: str, bounds: Bounds, **attrs: Unpack[NodeAttrs]) -> UINode:
         return UINode(cls=cls, package=SYSTEMUI, bounds=bounds, **attrs)
 
     top = m.status_bar

@@ -15,8 +15,7 @@ the world's initial value (the app then reads its default).
 
 from __future__ import annotations
 
-from typing import Any
-
+from phonesim.expr import Value
 from phonesim.world import VarSpec, value_problem
 
 __all__ = ["NAMESPACES", "WORLD_NAMESPACE", "encode", "decode"]
@@ -26,16 +25,16 @@ NAMESPACES = ("system", "secure", "global")
 WORLD_NAMESPACE = "system"
 
 
-def encode(spec: VarSpec, value: Any) -> str:
+def encode(spec: VarSpec, value: Value) -> str:
     """A state value as the text ``settings get`` prints."""
     if spec.type == "bool":
         return "1" if value else "0"
     return str(value)
 
 
-def decode(spec: VarSpec, text: str) -> Any:
+def decode(spec: VarSpec, text: str) -> Value:
     """The state value for ``settings put`` text; ``ValueError`` when the variable cannot hold it."""
-    value: Any = text
+    value: Value = text
     if spec.type == "bool":
         lowered = text.strip().lower()
         if lowered not in ("1", "0", "true", "false"):

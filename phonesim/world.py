@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Literal, Optional, Union
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from phonesim.expr import Expr, ExprError, Template, compile_expr, compile_template
+from phonesim.expr import Expr, ExprError, Template, Value, compile_expr, compile_template
 from verirank_core.errors import WorldError
 from verirank_core.resources import WORLDS_DIR
 
@@ -52,7 +52,7 @@ class VarSpec(_Model):
 
     type: Literal["bool", "choice", "text", "int"]
     #: start value; defaults: false, the first option, "", min
-    initial: Any = None
+    initial: object = None
     #: the values a ``choice`` can take, in display order
     options: list[str] = Field(default_factory=list)
     #: bounds of an ``int`` (``inc``/``dec`` clamp to them)
@@ -76,7 +76,7 @@ class VarSpec(_Model):
         return self
 
 
-def value_problem(spec: VarSpec, value: Any) -> Optional[str]:
+def value_problem(spec: VarSpec, value: object) -> Optional[str]:
     """Why ``value`` cannot be stored in a variable of ``spec`` (None when it can)."""
     if spec.type == "bool" and not isinstance(value, bool):
         return f"{value!r} is not true/false"
@@ -109,7 +109,7 @@ class Effect(_Model):
 
     goto: Optional[str] = None
     dialog: Optional[str] = None
-    set: Optional[dict[str, Any]] = None
+    set: Optional[dict[str, object]] = None
     #: written ``copy:`` in world files (``copy`` would shadow BaseModel.copy)
     copy_: Optional[dict[str, str]] = Field(None, alias="copy")
     toggle: Optional[str] = None
@@ -122,7 +122,7 @@ class Effect(_Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _bare_word(cls, data: Any) -> Any:
+    def _bare_word(cls, data: object) -> object:
         # `- dismiss` in YAML is the string "dismiss"
         if isinstance(data, str):
             if data in _FLAG_EFFECTS:
@@ -204,7 +204,7 @@ class Node(_Model):
     #: the variable of a radio/checkbox/choices/slider widget
     var: Optional[str] = None
     #: the option a radio button selects
-    value: Any = None
+    value: object = None
     hint: Optional[str] = None
     #: show the node only when this expression holds
     visible_if: Optional[str] = None
@@ -387,7 +387,7 @@ class Goal(_Model):
 
     @model_validator(mode="before")
     @classmethod
-    def _bare_expr(cls, data: Any) -> Any:
+    def _bare_expr(cls, data: object) -> object:
         return {"expr": data} if isinstance(data, str) else data
 
 
@@ -427,7 +427,7 @@ class World(_Model):
         package = screen.package or self.app.package
         return package + name if name.startswith(".") else name
 
-    def initial_state(self) -> dict[str, Any]:
+    def initial_state(self) -> dict[str, Value]:
         return {name: spec.initial for name, spec in self.state.items()}
 
     def goal(self, name: str) -> Goal:
@@ -504,7 +504,7 @@ def load_world(name_or_path: Union[str, Path]) -> World:
     return world
 
 
-def parse_world(data: Any, source: str = "<memory>") -> World:
+def parse_world(data: object, source: str = "<memory>") -> World:
     """Validate a world document already parsed into Python objects."""
     if not isinstance(data, dict):
         raise WorldError(f"{source}: a world is a mapping with app, screens, ... (got {type(data).__name__})")
@@ -525,7 +525,7 @@ def parse_world(data: Any, source: str = "<memory>") -> World:
     return world
 
 
-def _format_loc(loc: tuple, data: Any) -> str:
+def _format_loc(loc: tuple, data: object) -> str:
     """``('screens', 2, 'nodes', 0, 'kind')`` -> ``screens[2] ('display').nodes[0].kind``."""
     out = ""
     node = data

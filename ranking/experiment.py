@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Mapping, Optional
 
 from verirank_core.ranking_config import EvalConfig, TrainConfig
 from ranking.metrics import (
@@ -76,7 +76,7 @@ def train(
     valid_query_file: Optional[Path] = None,
     test_path: Optional[Path] = None,
     test_query_file: Optional[Path] = None,
-    config: Optional[Mapping[str, Any]] = None,
+    config: Optional[Mapping[str, object]] = None,
     tracking_uri: Optional[str] = None,
     experiment: str = "verirank",
     run_name: Optional[str] = None,
@@ -126,7 +126,7 @@ def train(
 
     outcome = TrainOutcome(model=model, out_dir=out_dir, seconds=seconds,
                            valid=results.get("valid"), test=results.get("test"))
-    summary: dict[str, Any] = {
+    summary: dict[str, object] = {
         "model": model.name, "params": model.get_params(), "seconds": round(seconds, 3),
         "n_train_queries": data.n_queries, "n_features": width,
         **{f"{k}_mean": v.mean for k, v in results.items()},
@@ -195,8 +195,8 @@ class EvalReport:
     tests: list[PairedTest]
     run_id: Optional[str] = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"system": self.result.summary()}
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"system": self.result.summary()}
         if self.baseline is not None:
             out["baseline"] = self.baseline.summary()
             out["significance"] = [t.to_dict() for t in self.tests]

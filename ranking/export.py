@@ -18,13 +18,16 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from verirank_core.execution_records import ExecutionResult
 from verirank_core.ranking_records import RankedItem
 from ranking.order import ranked_run
 from ranking.verified import facts_from_execution, summarize
 from verirank_core.errors import ConfigError, StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "FORMATS", "CSV_COLUMNS", "ranked_items", "write_trec", "write_ranked_jsonl", "write_csv",
@@ -37,7 +40,7 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 
 
-def ranked_items(reranked: "Any", executions: Mapping[tuple, ExecutionResult]) -> list[RankedItem]:
+def ranked_items(reranked: pd.DataFrame, executions: Mapping[tuple, ExecutionResult]) -> list[RankedItem]:
     """RankedItems from a :func:`ranking.rerank.rerank` frame plus the execution records."""
     items = []
     for row in reranked.itertuples(index=False):

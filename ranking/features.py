@@ -19,18 +19,24 @@ F13-F16    step terms among the distilled controls: mean, min, max, 4*variance
 F17        (last step with a term on screen + 1) / steps
 F18        (last matched step - first matched step) / max(1, steps - 1)
 =========  ============================================================
+
+Extra features (not in the default set; ``ranking.features.names`` adds
+them): ``n_deviations_norm``, ``n_repairs_norm`` (what the agent did beyond
+the page) and ``platform_match`` / ``device_match`` (does the page state the
+platform and phone maker the query asks about: 1, another: 0, unstated: 0.5).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Sequence, TypeVar
 
 import numpy as np
 
 from verirank_core.config import RunConfig
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, Trajectory
 from verirank_core.extraction_records import Extraction, Query
+from verirank_core.platforms import stated_match, wanted_brand, wanted_platform
 from verirank_core.ranking_config import ALL_FEATURES, PAPER_FEATURES
 from ranking.screens import screen_terms_by_step
 from ranking.terms import ACTION_VERBS, content_terms
@@ -38,12 +44,22 @@ from ranking.verified import facts_from_execution, is_verified
 from verirank_core.errors import SchemaError
 from verirank_core.stages import Progress
 from verirank_core.trajectories import RunTrajectories
+from verirank_core.json_types import JSONObject
+from verirank_core.records import Record
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from verirank_core.embed import Encoder
+    from verirank_core.llm import LLMClient
+
+R = TypeVar("R", bound=Record)
 
 __all__ = [
     "PAPER_FEATURES", "ALL_FEATURES", "META_COLUMNS", "RELEVANCE_SCHEMA",
     "instruction_texts", "relevance_text", "query_term_ratio", "embedding_relevance",
     "llm_relevance", "keyword_ratio", "action_ratios", "screen_ratios", "spread",
-    "match_position", "compute_features", "load_run_inputs", "build_feature_table",
+    "match_position", "platform_features", "compute_features", "load_run_inputs", "build_feature_table",
     "attach_labels", "feature_columns", "write_feature_files",
 ]
 
@@ -51,7 +67,7 @@ __all__ = [
 META_COLUMNS: tuple[str, ...] = ("qid", "url", "rank", "title", "verified")
 
 #: JSON schema of the LLM's answer for F2
-RELEVANCE_SCHEMA: dict[str, Any] = {
+RELEVANCE_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}},
     "required": ["score"],
@@ -89,7 +105,7 @@ def query_term_ratio(query: str, steps: Sequence[str]) -> float:
     return len(q & found) / len(q)
 
 
-def embedding_relevance(encoder: Any, query: str, text: str) -> float:
+def embedding_relevance(encoder: Encoder, query: str, text: str) -> float:
     """F2 (embedding): cosine of the MiniLM vectors, clipped to [0, 1]; 0 for an empty page."""
     if not text.strip():
         return 0.0
@@ -97,7 +113,7 @@ def embedding_relevance(encoder: Any, query: str, text: str) -> float:
     return _clip(float(vecs[0] @ vecs[1]))
 
 
-def llm_relevance(client: Any, query: str, extraction: Extraction) -> float:
+def llm_relevance(client: LLMClient, query: str, extraction: Extraction) -> float:
     """F2 (LLM): the model's 0..1 score for how well the page answers the query."""
     if not relevance_text(extraction):
         return 0.0
@@ -156,6 +172,19 @@ def match_position(full_ratios: Sequence[float]) -> tuple[float, float]:
     return (matched[-1] + 1) / n, (matched[-1] - matched[0]) / max(1, n - 1)
 
 
+def platform_features(query: Query, extraction: Extraction, run_device: str = "") -> tuple[float, float]:
+    """(platform_match, device_match): the platform and maker the page states for its steps
+    (``Extraction.stated_platform`` / ``stated_device``) against those the query asks about
+    (its device, app, text, else the run's device). 1 the same, 0 another, 0.5 unknown.
+
+    Evidence for the ranker only: an iPhone page is still executed, since its steps may
+    well work on the device.
+    """
+    platform = wanted_platform(query.query, query.device or "", query.app or "", run_device)
+    brand, _ = wanted_brand(query.query, query.device or "", query.app or "", run_device)
+    return stated_match(extraction.stated_platform, platform), stated_match(extraction.stated_device, brand)
+
+
 def _ratio(terms: list[str], keep: Callable[[str], bool]) -> float:
     return sum(1 for t in terms if keep(t)) / len(terms) if terms else 0.0
 
@@ -173,10 +202,11 @@ def compute_features(
     trajectory: Optional[Trajectory],
     *,
     traj_dir: Optional[Path],
-    encoder: Any,
+    encoder: Optional[Encoder],
     keywords: frozenset[str],
-    llm_client: Any = None,
+    llm_client: Optional[LLMClient] = None,
     names: Sequence[str] = ALL_FEATURES,
+    run_device: str = "",
 ) -> dict[str, float]:
     """The features ``names`` of one page, each in [0, 1].
 
@@ -184,6 +214,8 @@ def compute_features(
     MiniLM encoder, loaded only if F2 is asked for). Execution features are 0
     unless ``execution`` has status ``executed``; the screen features (F9-F18)
     also need ``trajectory``, whose XML dumps are read from ``traj_dir``.
+    ``run_device`` (``extraction.extract.device``) stands for the query's device
+    in ``platform_match``/``device_match`` when the query names none.
     """
     steps = instruction_texts(extraction)
     out: dict[str, float] = {}
@@ -215,10 +247,11 @@ def compute_features(
         _clip(execution.n_deviations / max(1, execution.n_actions)) if executed else 0.0
     )
     out["n_repairs_norm"] = repairs_norm(execution) if executed else 0.0
+    out["platform_match"], out["device_match"] = platform_features(query, extraction, run_device)
     return {name: out[name] for name in names}
 
 
-def repairs_norm(execution: Any) -> float:
+def repairs_norm(execution: ExecutionResult) -> float:
     """Repairs beyond the letter of the page per instruction step (extra feature ``n_repairs_norm``).
 
     Counts the deviation kinds a careful person would not need (``REPAIR_KINDS``: knowledge,
@@ -234,8 +267,8 @@ def repairs_norm(execution: Any) -> float:
 
 # --- a run directory --------------------------------------------------------------
 
-def _index(records: Iterable[Any], path: Path) -> dict[tuple, Any]:
-    out: dict[tuple, Any] = {}
+def _index(records: Iterable[R], path: Path) -> dict[tuple, R]:
+    out: dict[tuple, R] = {}
     for rec in records:
         if rec.key() in out:
             raise SchemaError(f"{path}: {rec.key()} appears more than once")
@@ -271,10 +304,10 @@ def build_feature_table(
     run_dir: Path | str,
     config: RunConfig,
     *,
-    encoder: Any = None,
-    llm_client: Any = None,
+    encoder: Optional[Encoder] = None,
+    llm_client: Optional[LLMClient] = None,
     progress: Optional[Progress] = None,
-) -> "Any":
+) -> pd.DataFrame:
     """One row per (qid, url) of ``extraction.jsonl``: META_COLUMNS then the configured features.
 
     ``config`` is a :class:`verirank_core.config.RunConfig`. Pages without steps or
@@ -315,7 +348,8 @@ def build_feature_table(
         if execution is not None and execution.status == ExecutionStatus.EXECUTED and execution.trajectory:
             trajectory, traj_dir = trajectories.load(execution), trajectories.folder_of(execution)
         feats = compute_features(query, ext, execution, trajectory, traj_dir=traj_dir, encoder=encoder,
-                                 keywords=keywords, llm_client=llm_client, names=names)
+                                 keywords=keywords, llm_client=llm_client, names=names,
+                                 run_device=config.extraction.extract.device)
         rows.append({
             "qid": ext.qid, "url": ext.url, "rank": ext.rank, "title": ext.title,
             "verified": is_verified(execution, config.ranking.verified),
@@ -326,19 +360,19 @@ def build_feature_table(
     return table.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
 
 
-def attach_labels(table: "Any", qrels: Mapping[str, Mapping[str, int]]) -> "Any":
+def attach_labels(table: pd.DataFrame, qrels: Mapping[str, Mapping[str, int]]) -> pd.DataFrame:
     """A copy of ``table`` with a ``label`` column: the qrels grade of (qid, url), else 0."""
     out = table.copy()
     out["label"] = [int(qrels.get(q, {}).get(u, 0)) for q, u in zip(out["qid"], out["url"])]
     return out
 
 
-def feature_columns(table: "Any") -> list[str]:
+def feature_columns(table: pd.DataFrame) -> list[str]:
     """The feature columns of a feature table, in table order."""
     return [c for c in table.columns if c in ALL_FEATURES]
 
 
-def write_feature_files(run_dir: Path | str, table: "Any") -> dict[str, Path]:
+def write_feature_files(run_dir: Path | str, table: pd.DataFrame) -> dict[str, Path]:
     """Write ``features.parquet``, ``features.svmlight`` and ``features.qids.tsv``.
 
     svmlight rows are ``label qid:N 1:F.. 2:F.. # url`` with feature indices in

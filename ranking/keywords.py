@@ -29,7 +29,7 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from ranking.terms import content_terms
 from verirank_core.errors import SchemaError, StoreError
@@ -74,7 +74,7 @@ def android_strings(path: Path | str) -> list[str]:
     return ["".join(node.itertext()) for node in root.iter("string")]
 
 
-def _walk_texts(node: Any) -> Iterator[str]:
+def _walk_texts(node: object) -> Iterator[str]:
     if isinstance(node, dict):
         for key, value in node.items():
             if key in _WORLD_TEXT_KEYS and isinstance(value, str):

@@ -1,6 +1,6 @@
 """Stage 3 as stages of a run: ``features`` and ``rerank``.
 
-Like ``extraction/pipeline.py`` and ``execution/runner.py``, each stage is an
+Like ``extraction/pipeline.py`` and ``execution/stage.py``, each stage is an
 object called as ``stage(run, cfg, progress) -> counts`` by the one runner
 (:func:`verirank_core.stages.run_stages`), which records it in ``manifest.json``::
 
@@ -11,11 +11,15 @@ object called as ``stage(run, cfg, progress) -> counts`` by the one runner
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Mapping, Optional, Union
 
 from verirank_core.config import RunConfig
-from verirank_core.stages import Progress, digest
+from verirank_core.json_types import JSONValue
+from verirank_core.stages import Counts, Progress, digest
 from verirank_core.store import RunDir
+
+if TYPE_CHECKING:
+    from ranking.models.base import Ranker
 
 __all__ = ["FeaturesStage", "RerankStage", "FEATURE_FILES"]
 
@@ -47,13 +51,13 @@ class FeaturesStage:
             return self.qrels
         return read_qrels(self.qrels)
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
         # a qrels file may be written by an earlier stage of the same run: named here, read when the stage runs
         labels = self.qrels if self.qrels is None or isinstance(self.qrels, Mapping) else Path(self.qrels).name
         return digest({"features": digest(cfg.ranking.features), "verified": digest(cfg.ranking.verified),
                        "labels": labels if not isinstance(labels, Mapping) else _hash(labels)})
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
         from ranking.features import attach_labels, build_feature_table, write_feature_files
 
         labels = self._labels()
@@ -61,7 +65,7 @@ class FeaturesStage:
         if labels is not None:
             table = attach_labels(table, labels)
         write_feature_files(run.path, table)
-        counts: dict[str, Any] = {
+        counts: Counts = {
             "pages": len(table),
             "queries": int(table["qid"].nunique()),
             "verified": int(table["verified"].sum()),
@@ -90,12 +94,12 @@ class RerankStage:
     append_only = False
     requires = ("features.parquet", "execution.jsonl")
 
-    def __init__(self, model: Union[str, Path, None] = None, ranker: Any = None):
+    def __init__(self, model: Union[str, Path, None] = None, ranker: Optional[Ranker] = None):
         if model is None and ranker is None:
             raise ValueError("RerankStage needs a model path/URI or a fitted ranker")
         self.model, self.ranker = model, ranker
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
         # a saved model is named, not hashed: a new model comes from an earlier stage that ran again
         model = getattr(self.ranker, "name", "") if self.model is None else str(self.model)
         if self.model is not None and ":/" not in str(self.model):  # a folder, not an MLflow URI
@@ -103,12 +107,12 @@ class RerankStage:
         return digest({"verified": digest(cfg.ranking.verified), "rerank": digest(cfg.ranking.rerank),
                        "model": model})
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
         from ranking.rerank import load_model, rerank_run
 
         ranker = self.ranker or load_model(str(self.model), tracking_uri=cfg.ranking.tracking_uri)
         items = rerank_run(run.path, cfg, ranker)
-        counts: dict[str, Any] = {
+        counts: Counts = {
             "pages": len(items), "queries": len({it.qid for it in items}),
             "verified": sum(it.verified for it in items),
             "moved": sum(1 for it in items if it.rank != it.original_rank),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Protocol
 
 import numpy as np
 
@@ -24,6 +24,12 @@ from ranking.features import feature_columns
 from ranking.order import positions
 from verirank_core.config import RunConfig
 from verirank_core.errors import RankingError, SchemaError, StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ranking.models.base import Ranker
+    from verirank_core.ranking_records import RankedItem
 
 __all__ = ["ORDERS", "BASELINES", "rerank", "score_with_model", "baseline_ranker", "model_feature_names", "load_model",
            "rerank_run"]
@@ -33,7 +39,16 @@ ORDERS: tuple[str, ...] = ("verified-first", "score")
 BASELINES: tuple[str, ...] = ("original", "f4", "f4-first")
 
 
-def rerank(table: "Any", scores: np.ndarray, rule: str = "verified-first") -> "Any":
+class Scorer(Protocol):
+    """What reranking needs of a model: ``predict(X[, groups][, feature_names=])`` -> one score a row.
+
+    A fitted :class:`Ranker` is one; ``feature_names_`` (or ``feature_names``), when present, picks the columns.
+    """
+
+    predict: Callable[..., np.ndarray]
+
+
+def rerank(table: pd.DataFrame, scores: np.ndarray, rule: str = "verified-first") -> pd.DataFrame:
     """A reranked copy of ``table``: one row per page, sorted by qid then new rank.
 
     Adds ``score`` (the given scores), ``original_rank`` (the table's
@@ -64,13 +79,13 @@ def rerank(table: "Any", scores: np.ndarray, rule: str = "verified-first") -> "A
     return out.sort_values(["qid", "rank"], kind="stable").reset_index(drop=True)
 
 
-def model_feature_names(model: Any, table: "Any") -> list[str]:
+def model_feature_names(model: Scorer, table: pd.DataFrame) -> list[str]:
     """The columns the model wants: ``feature_names_`` (fitted rankers), else the table's features."""
     names = getattr(model, "feature_names_", None) or getattr(model, "feature_names", None)
     return list(names) if names else feature_columns(table)
 
 
-def score_with_model(table: "Any", model: Any) -> np.ndarray:
+def score_with_model(table: pd.DataFrame, model: Scorer) -> np.ndarray:
     """The model's score per row of ``table`` (float64, same order).
 
     Columns are passed in the model's ``feature_names_`` order; query ids go
@@ -86,7 +101,7 @@ def score_with_model(table: "Any", model: Any) -> np.ndarray:
         )
     X = table[names].to_numpy(dtype=np.float64)
     params = inspect.signature(model.predict).parameters
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, list[str]] = {}
     if "feature_names" in params:
         kwargs["feature_names"] = names
     if "groups" in params:
@@ -99,7 +114,7 @@ def score_with_model(table: "Any", model: Any) -> np.ndarray:
     return scores
 
 
-def baseline_ranker(name: str, table: "Any") -> Any:
+def baseline_ranker(name: str, table: pd.DataFrame) -> Ranker:
     """The registered fixed ranker ``name`` (``original``, ``f4``, ``f4-first``), ready to score ``table``.
 
     They learn nothing: ``fit`` only records the columns, here the table's
@@ -115,7 +130,7 @@ def baseline_ranker(name: str, table: "Any") -> Any:
                                 feature_names=names)
 
 
-def load_model(spec: str, tracking_uri: Optional[str] = None) -> Any:
+def load_model(spec: str, tracking_uri: Optional[str] = None) -> Ranker:
     """A fitted ranker from a saved-model directory or an MLflow model URI (``runs:/...``, ``models:/...``).
 
     MLflow URIs resolve against ``tracking_uri`` (``ranking.tracking_uri``).
@@ -136,7 +151,7 @@ def load_model(spec: str, tracking_uri: Optional[str] = None) -> Any:
     raise StoreError(f"model {spec!r} is neither a saved-model directory nor an MLflow model URI")
 
 
-def rerank_run(run_dir: Path | str, config: RunConfig, model: Any) -> list:
+def rerank_run(run_dir: Path | str, config: RunConfig, model: Scorer) -> list[RankedItem]:
     """Rerank a run directory with ``model``; writes ``reranked.jsonl`` and ``reranked.trec``.
 
     Reads ``features.parquet`` and ``execution.jsonl``. The ``verified``

@@ -23,7 +23,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 import mlflow
 import mlflow.pyfunc
@@ -33,6 +33,9 @@ import pandas as pd
 from ranking.metrics import EvalResult, Run, write_trec_run
 from ranking.models.base import RANKER_FILE, Ranker, load_ranker
 from verirank_core.errors import ConfigError, RankingError, StoreError
+
+if TYPE_CHECKING:
+    from mlflow.models.signature import ModelSignature
 
 __all__ = [
     "DEFAULT_TRACKING_URI", "configure", "start_run", "metric_key", "assert_no_secrets",
@@ -74,7 +77,7 @@ def default_artifact_location(tracking_uri: str) -> Optional[str]:
 
 
 @contextlib.contextmanager
-def start_run(kind: str, run_name: Optional[str] = None, tags: Optional[Mapping[str, str]] = None) -> Iterator[Any]:
+def start_run(kind: str, run_name: Optional[str] = None, tags: Optional[Mapping[str, str]] = None) -> Iterator[mlflow.ActiveRun]:
     """An MLflow run tagged with its kind (train/evaluate) and the git sha."""
     from verirank_core.store import git_sha
 
@@ -93,7 +96,7 @@ def metric_key(name: str) -> str:
 _SECRET_KEY = re.compile(r"(^|_)(api_?key|secret|password|passwd|token|credentials?)$", re.IGNORECASE)
 
 
-def assert_no_secrets(config: Mapping[str, Any], environ: Optional[Mapping[str, str]] = None) -> None:
+def assert_no_secrets(config: Mapping[str, object], environ: Optional[Mapping[str, str]] = None) -> None:
     """Refuse to log a config that holds a secret.
 
     The config names environment variables (``*_env`` keys) and never holds
@@ -114,7 +117,7 @@ def assert_no_secrets(config: Mapping[str, Any], environ: Optional[Mapping[str, 
             raise ConfigError(f"config field {path} holds the value of a secret environment variable")
 
 
-def _walk(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+def _walk(node: object, prefix: str = "") -> Iterator[tuple[str, object]]:
     if isinstance(node, Mapping):
         for key, value in node.items():
             yield from _walk(value, f"{prefix}.{key}" if prefix else str(key))
@@ -128,13 +131,13 @@ def _walk(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 # --- logging --------------------------------------------------------------------------------
 
 
-def log_config(config: Mapping[str, Any], name: str = "config.json") -> None:
+def log_config(config: Mapping[str, object], name: str = "config.json") -> None:
     """Log the resolved config as a JSON artifact (after the secrets check)."""
     assert_no_secrets(config)
     mlflow.log_dict(dict(config), name)
 
 
-def log_params(params: Mapping[str, Any]) -> None:
+def log_params(params: Mapping[str, object]) -> None:
     """Log params; values are stringified and cut to MLflow's 6000-character limit."""
     clean = {}
     for key, value in params.items():
@@ -220,11 +223,12 @@ class RankerPyfunc(mlflow.pyfunc.PythonModel):
     listwise models, a ``qid`` column; output: one score per row.
     """
 
-    def load_context(self, context: Any) -> None:
+    def load_context(self, context: mlflow.pyfunc.PythonModelContext) -> None:
         self.ranker = load_ranker(context.artifacts["ranker"])
 
     # MLflow reads these hints as the input schema: a DataFrame of any columns
-    def predict(self, context: Any, model_input: pd.DataFrame, params: Optional[dict[str, Any]] = None) -> np.ndarray:
+    def predict(self, context: mlflow.pyfunc.PythonModelContext, model_input: pd.DataFrame,
+                params: Optional[dict[str, object]] = None) -> np.ndarray:
         frame = model_input if isinstance(model_input, pd.DataFrame) else pd.DataFrame(model_input)
         names = self.ranker.feature_names_
         missing = [n for n in names if n not in frame.columns]
@@ -255,7 +259,7 @@ def log_ranker(model: Ranker, name: str = "model") -> str:
     return info.model_uri
 
 
-def _signature(model: Ranker) -> Any:
+def _signature(model: Ranker) -> ModelSignature:
     """Input: one double column per feature (+ optional ``qid`` string); output: scores."""
     from mlflow.models.signature import ModelSignature
     from mlflow.types.schema import ColSpec, Schema, TensorSpec

@@ -26,6 +26,8 @@ os.environ.setdefault("VERIRANK_NO_PROGRESS", "1")
 # no verdict from the per-user cache (or from another test): every test runs its pages
 # (tests/execution/test_verdict_cache.py turns it on, with a file of its own)
 os.environ.setdefault("VERIRANK_VERDICT_CACHE", "off")
+# label vectors under each run, not in the per-user file: a test embeds what it embeds
+os.environ.setdefault("VERIRANK_VECTOR_CACHE", "cache/vectors.sqlite")
 
 # tests/support is importable as `verirank_testsupport` without shadowing anything
 _SUPPORT = Path(__file__).resolve().parent / "support"

@@ -51,6 +51,7 @@ _COMMAND_MODULES = (
     "verirank.commands.demo",
     "verirank.commands.howtobench",
     "verirank.commands.sim",
+    "verirank.commands.farm",
     "verirank.commands.worlds",
 )
 

@@ -42,13 +42,14 @@ import hashlib
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from verirank_core.extraction_records import Query, SearchResult
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError, StoreError
 from verirank_core.resources import BUNDLED_MODEL, FULL_BENCH, PRETRAIN_FEATURES, SMALL_BENCH
-from verirank_core.stages import Progress, Stage, digest, last_entry, null_progress, run_stages
+from verirank_core.json_types import JSONObject, JSONValue
+from verirank_core.stages import Counts, Progress, Stage, digest, last_entry, null_progress, run_stages
 from verirank_core.store import RunDir, atomic_write_json, read_json, read_jsonl, write_jsonl
 
 __all__ = [
@@ -88,7 +89,7 @@ class DemoOptions:
 @dataclass
 class DemoResult:
     out: Path
-    summary: dict[str, Any]
+    summary: JSONObject
     #: stage -> "ran" or "reused"
     stages: dict[str, str] = field(default_factory=dict)
     report: Optional[Path] = None
@@ -140,11 +141,11 @@ class InputsStage:
     def __init__(self, options: DemoOptions):
         self.options = options
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
         return {"data": str(self.options.data.resolve()), "queries": self.options.max_queries,
                 "top_n": cfg.extraction.search.top_n}
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
         from extraction.queries import load_queries
         from ranking.metrics import read_qrels, write_qrels
 
@@ -207,22 +208,22 @@ class SimExecuteStage:
     def __init__(self, data: Path):
         self.data = data
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
-        from execution.runner import ExecuteStage
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
+        from execution.stage import ExecuteStage
 
         return ExecuteStage().fingerprint(cfg)
 
     def warm_up(self, cfg: RunConfig) -> None:
         """Start stage 2's worker processes' fork server now, unless the benchmark has too few
         results for stage 2 to use processes."""
-        from execution.runner import warm_up_workers
+        from execution.executors import warm_up_workers
 
         serp = self.data / "serp.jsonl"
         results = sum(1 for line in serp.open(encoding="utf-8") if line.strip()) if serp.is_file() else None
         warm_up_workers(cfg, max_pages=results)
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
-        from execution.runner import ExecuteStage
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
+        from execution.stage import ExecuteStage
 
         return ExecuteStage()(run, cfg, progress)
 
@@ -270,10 +271,10 @@ class ModelStage:
     def __init__(self, options: DemoOptions):
         self.options = options
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
         return _model_fingerprint(self.options, cfg)
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
         from ranking.models import load_ranker
 
         options = self.options
@@ -328,11 +329,11 @@ class EvaluateStage:
     def __init__(self, options: DemoOptions):
         self.options = options
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
         rk = cfg.ranking
         return digest(rk.evaluate, rk.seed, rk.experiment, self.options.tracking_uri)
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
         from ranking.experiment import evaluate_runs
         from ranking.models import load_ranker
 
@@ -370,7 +371,7 @@ class EvaluateStage:
         return {"systems": len(rows)}
 
 
-def _model_description(name: str, model: dict[str, Any]) -> str:
+def _model_description(name: str, model: JSONObject) -> str:
     if model.get("source") == "trained":
         return f"{name} trained on the synthetic pre-training set (zero-shot)"
     return f"{name} loaded from {model.get('path', 'the bundled model')}"
@@ -383,10 +384,10 @@ class ReportStage:
     append_only = False
     requires = ("execution.jsonl", "reranked.jsonl")
 
-    def fingerprint(self, cfg: RunConfig) -> Any:
+    def fingerprint(self, cfg: RunConfig) -> JSONValue:
         return None
 
-    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> dict[str, Any]:
+    def __call__(self, run: RunDir, cfg: RunConfig, progress: Progress) -> Counts:
         from verirank.report import build_report
 
         path = build_report(run.path, run / "report.html", title="verirank demo report", progress=progress)
@@ -442,7 +443,7 @@ def run_demo(options: DemoOptions, config: RunConfig, *, progress: Optional[Prog
 
 # --- the terminal table ----------------------------------------------------------------------
 
-def format_summary(summary: dict[str, Any], metrics: tuple[str, ...] = TABLE_METRICS) -> str:
+def format_summary(summary: JSONObject, metrics: tuple[str, ...] = TABLE_METRICS) -> str:
     """The Table 5-style table: systems x metrics, and the p-value of MRR against the original order.
 
     ``*`` marks a metric whose paired randomisation test against the original

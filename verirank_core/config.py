@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,6 +23,7 @@ from verirank_core.execution_config import ExecutionConfig
 from verirank_core.extraction_config import ExtractionConfig
 from verirank_core.ranking_config import RankingConfig
 from verirank_core.errors import ConfigError
+from verirank_core.json_types import JSONObject, JSONValue
 from verirank_core.resources import DEFAULT_CONFIG
 
 __all__ = ["LLMConfig", "RunConfig", "load_config", "parse_override", "DEFAULT_CONFIG"]
@@ -54,12 +55,12 @@ class RunConfig(BaseModel):
     execution: ExecutionConfig = ExecutionConfig()
     ranking: RankingConfig = RankingConfig()
 
-    def to_manifest(self) -> dict[str, Any]:
+    def to_manifest(self) -> JSONObject:
         """The resolved config as plain JSON (holds no secrets by construction)."""
         return json.loads(self.model_dump_json())
 
 
-def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+def _deep_merge(base: JSONObject, extra: Mapping[str, JSONValue]) -> JSONObject:
     out = dict(base)
     for key, value in extra.items():
         if isinstance(value, Mapping) and isinstance(out.get(key), dict):
@@ -69,7 +70,7 @@ def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any
     return out
 
 
-def parse_override(text: str) -> dict[str, Any]:
+def parse_override(text: str) -> JSONObject:
     """Turn ``a.b.c=value`` into ``{"a": {"b": {"c": value}}}``; value is YAML."""
     if "=" not in text:
         raise ConfigError(f"override {text!r} must look like section.key=value")
@@ -81,13 +82,13 @@ def parse_override(text: str) -> dict[str, Any]:
         value = yaml.safe_load(raw) if raw.strip() else ""
     except yaml.YAMLError as exc:
         raise ConfigError(f"override {text!r}: value is not valid YAML ({exc})") from exc
-    node: dict[str, Any] = {parts[-1]: value}
+    node: JSONObject = {parts[-1]: value}
     for part in reversed(parts[:-1]):
         node = {part: node}
     return node
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+def _read_yaml(path: Path) -> JSONObject:
     try:
         data = yaml.safe_load(Path(path).read_text("utf-8"))
     except FileNotFoundError as exc:
@@ -116,11 +117,11 @@ def _explain(exc: ValidationError, source: str) -> str:
 
 def load_config(
     files: list[Path] | None = None,
-    overrides: list[Mapping[str, Any]] | None = None,
+    overrides: list[Mapping[str, JSONValue]] | None = None,
     use_default_file: bool = True,
 ) -> RunConfig:
     """Merge YAML files and overrides onto the defaults and validate once."""
-    data: dict[str, Any] = {}
+    data: JSONObject = {}
     sources = []
     paths = ([DEFAULT_CONFIG] if use_default_file and DEFAULT_CONFIG.exists() else []) + list(files or [])
     for path in paths:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Literal, Optional, Protocol
 
 #: ``menu`` is the hardware Menu key (KEYCODE_MENU: the overflow menu of the screen)
 Key = Literal["back", "home", "enter", "menu"]
@@ -56,11 +56,34 @@ class RestoreReport:
         return len(self.restored) + len(self.deleted)
 
 
+class SimulatedWorld(Protocol):
+    """The world a simulator plays, as code outside the simulator may read it (``phonesim.world.World``).
+
+    Its screens, app and device are read for UI maps and knowledge cards; its goals never.
+    """
+
+    name: str
+    #: the world file it was loaded from ("" or ``<...>`` when built in memory)
+    source: str
+
+
 class Device(ABC):
     """A phone, real or simulated. Methods raise ``DeviceError`` on failure."""
 
     #: the spec this device was opened with, e.g. ``sim:android13-settings``
     spec: str = ""
+    #: the world of a simulator, None on a phone: how a simulator is recognised (no probing)
+    world: Optional[SimulatedWorld] = None
+
+    @property
+    def kind(self) -> str:
+        """``sim`` (a simulator) or ``adb`` (a phone or emulator over adb): the spec's part before ``:``."""
+        return self.spec.partition(":")[0]
+
+    @property
+    def target(self) -> str:
+        """Which one of its kind: the world of a ``sim:`` device, the serial of an ``adb:`` one."""
+        return self.spec.partition(":")[2]
 
     @abstractmethod
     def dump_xml(self) -> str:

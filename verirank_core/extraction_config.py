@@ -86,8 +86,8 @@ class ExtractConfig(_Section):
     other_platform: Literal["refuse", "accept"] = "accept"
     #: pages extracted in parallel (useful for the LLM extractor, which waits on the network)
     workers: int = Field(1, ge=1, le=32)
-    #: torch CPU threads for MiniLM while extracting: the per-page batches are small,
-    #: and one thread avoids spin-waiting on a busy machine; 0 leaves torch's default
+    #: BLAS threads for MiniLM while extracting: the per-page batches are small,
+    #: and one thread avoids spin-waiting on a busy machine; 0 leaves the library's default
     encoder_threads: int = Field(1, ge=0, le=64)
 
 

@@ -34,11 +34,12 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Mapping, Optional, Union
 from urllib.parse import urlsplit
 
 from verirank_core.config import LLMConfig
 from verirank_core.errors import ConfigError, LLMError, LLMOutputError, StoreError
+from verirank_core.json_types import JSONObject
 from verirank_core.store import connect_shared_sqlite
 
 __all__ = [
@@ -75,7 +76,7 @@ def redact(text: str, secret: Optional[str]) -> str:
     return text.replace(secret, "***")
 
 
-def image_part(png: bytes) -> dict[str, Any]:
+def image_part(png: bytes) -> JSONObject:
     """A chat content part holding a PNG screenshot as a base64 data URL."""
     if not isinstance(png, (bytes, bytearray)) or not bytes(png).startswith(_PNG_MAGIC):
         head = bytes(png[:8]) if isinstance(png, (bytes, bytearray)) else type(png).__name__
@@ -84,7 +85,7 @@ def image_part(png: bytes) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
-def _canonical(obj: Any) -> str:
+def _canonical(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -258,7 +259,11 @@ class ResponseCache:
 
 # --- the client ----------------------------------------------------------------
 
-_FROM_CONFIG: Any = object()  # sentinel: "use cfg.cache_path"
+class _FromConfig:
+    """The type of the sentinel that means "use cfg.cache_path"."""
+
+
+_FROM_CONFIG = _FromConfig()
 
 
 class LLMClient:
@@ -300,7 +305,7 @@ class LLMClient:
         cfg: LLMConfig,
         *,
         env: Mapping[str, str] = os.environ,
-        cache: Any = _FROM_CONFIG,
+        cache: Union[ResponseCache, str, Path, None, _FromConfig] = _FROM_CONFIG,
     ) -> "LLMClient":
         """Build a client from the ``llm`` config section.
 
@@ -472,7 +477,7 @@ class LLMClient:
                 response_format: dict) -> tuple[str, int, int, str]:
         import openai
 
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
+        kwargs: dict[str, object] = {"model": self.model, "messages": messages,
                                   "temperature": temperature, "response_format": response_format}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
@@ -520,7 +525,7 @@ class LLMClient:
         self.close()
 
 
-def _error_message(exc: Any) -> str:
+def _error_message(exc: BaseException) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,8 +13,8 @@ class _Section(BaseModel):
 
 #: the 18 execution features of the paper (defined in ranking/FEATURES.md)
 PAPER_FEATURES: tuple[str, ...] = tuple(f"F{i}" for i in range(1, 19))
-#: optional features beyond the paper
-EXTRA_FEATURES: tuple[str, ...] = ("n_deviations_norm", "n_repairs_norm")
+#: optional features beyond the paper (platform_match / device_match: the page's stated platform and maker)
+EXTRA_FEATURES: tuple[str, ...] = ("n_deviations_norm", "n_repairs_norm", "platform_match", "device_match")
 ALL_FEATURES: tuple[str, ...] = PAPER_FEATURES + EXTRA_FEATURES
 
 
@@ -77,7 +77,7 @@ class TrainConfig(_Section):
     #: CPU threads for torch and LightGBM (fixed, so results repeat)
     num_threads: int = Field(1, ge=1, le=64)
     #: extra hyperparameters of the chosen model, e.g. {n_estimators: 200} (names checked at train time)
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, object] = Field(default_factory=dict)
 
 
 class EvalConfig(_Section):

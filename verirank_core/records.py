@@ -8,11 +8,12 @@ Each stage keeps its own records in ``<stage>/records.py``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from verirank_core.errors import SchemaError
+from verirank_core.json_types import JSONObject
 
 R = TypeVar("R", bound="Record")
 
@@ -30,7 +31,7 @@ class Record(BaseModel):
         return tuple(getattr(self, f) for f in self.key_fields)
 
     @classmethod
-    def parse(cls: type[R], data: Any, where: str = "") -> R:
+    def parse(cls: type[R], data: object, where: str = "") -> R:
         """Validate ``data``; raise SchemaError that names the bad fields."""
         try:
             return cls.model_validate(data)
@@ -44,5 +45,5 @@ class Record(BaseModel):
                 f"{prefix}invalid {cls.__name__} record ({'; '.join(problems)})"
             ) from exc
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> JSONObject:
         return self.model_dump(mode="json")

@@ -8,7 +8,7 @@ names a config may hold are also checked when the config is loaded (the
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, TypeVar, Union
+from typing import Iterable, Mapping, TypeVar, Union
 
 from verirank_core.errors import ConfigError
 
@@ -36,5 +36,5 @@ class Registry(dict[str, T]):
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, {sorted(self)})"
 
-    def __reduce__(self) -> Any:  # picklable for Ray workers
+    def __reduce__(self) -> tuple[type[Registry[T]], tuple[str, dict[str, T]]]:  # picklable for Ray workers
         return (Registry, (self.kind, dict(self)))

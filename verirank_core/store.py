@@ -28,10 +28,14 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TypeVar
 
 from verirank_core.errors import SchemaError, StoreError
+from verirank_core.json_types import JSONObject, JSONValue
 from verirank_core.records import Record
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +79,7 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
-def atomic_write_json(path: Path, obj: Any, *, compact: bool = False, durable: bool = True) -> None:
+def atomic_write_json(path: Path, obj: object, *, compact: bool = False, durable: bool = True) -> None:
     """``obj`` as JSON, sorted keys; indented for people to read, or ``compact`` for files written
     per item in bulk (json's fast encoder only runs without an indent: 3 ms a trajectory)."""
     text = (json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")) if compact
@@ -262,7 +266,7 @@ def json_line(record: Record) -> bytes:
     return (json.dumps(record.to_json_dict(), ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_parquet(path: Path, frame: "Any") -> None:
+def write_parquet(path: Path, frame: pd.DataFrame) -> None:
     """Atomically write a pandas DataFrame as Parquet."""
     import io
 
@@ -271,7 +275,7 @@ def write_parquet(path: Path, frame: "Any") -> None:
     atomic_write_bytes(Path(path), buf.getvalue())
 
 
-def read_parquet(path: Path) -> "Any":
+def read_parquet(path: Path) -> pd.DataFrame:
     import pandas as pd
 
     path = Path(path)
@@ -345,7 +349,7 @@ class RunDir:
     def manifest_path(self) -> Path:
         return self.path / MANIFEST
 
-    def read_manifest(self) -> dict[str, Any]:
+    def read_manifest(self) -> JSONObject:
         if not self.manifest_path.exists():
             return {}
         try:
@@ -353,7 +357,7 @@ class RunDir:
         except json.JSONDecodeError as exc:
             raise StoreError(f"{self.manifest_path} is not valid JSON: {exc}") from exc
 
-    def start_stage(self, stage: str, config: dict[str, Any], **extra: Any) -> None:
+    def start_stage(self, stage: str, config: JSONObject, **extra: JSONValue) -> None:
         """Record the resolved config before any work of ``stage`` starts (``extra``: more fields of the entry)."""
         import datetime as _dt
 
@@ -367,7 +371,7 @@ class RunDir:
         )
         atomic_write_json(self.manifest_path, manifest)
 
-    def finish_stage(self, stage: str, counts: dict[str, Any], **extra: Any) -> None:
+    def finish_stage(self, stage: str, counts: JSONObject, **extra: JSONValue) -> None:
         import datetime as _dt
 
         manifest = self.read_manifest()
@@ -388,7 +392,7 @@ def count_lines(path: Path) -> int:
         return sum(1 for line in fh if line.strip())
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path) -> JSONValue:
     """Read one JSON document; a missing or broken file is a StoreError naming it."""
     path = Path(path)
     try:

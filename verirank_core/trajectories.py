@@ -23,10 +23,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from verirank_core.errors import SchemaError, StoreError
 from verirank_core.execution_records import ExecutionResult, Trajectory
+from verirank_core.json_types import JSONObject
 
 __all__ = ["TRAJECTORIES_FILE", "RunTrajectories"]
 
@@ -44,7 +45,7 @@ class RunTrajectories:
     def __init__(self, run_dir: Path | str):
         self.run_dir = Path(run_dir)
         #: file -> key -> (offset, length) of the key's last whole line
-        self._index: dict[Path, dict[tuple[Any, Any], tuple[int, int]]] = {}
+        self._index: dict[Path, dict[tuple[str, str], tuple[int, int]]] = {}
 
     def file_of(self, execution: ExecutionResult) -> Optional[Path]:
         """The file the row names, or None when it names none (a page that did not run)."""
@@ -55,7 +56,7 @@ class RunTrajectories:
         path = self.file_of(execution)
         return path.parent if path is not None else None
 
-    def data(self, execution: ExecutionResult) -> Optional[dict[str, Any]]:
+    def data(self, execution: ExecutionResult) -> Optional[JSONObject]:
         """The row's trajectory as stored (a JSON object), or None when the row names none.
 
         Raises StoreError when the file, or its line for the row, is missing,
@@ -101,7 +102,7 @@ class RunTrajectories:
             return None
         return Trajectory.parse(data, where=f"trajectory of ({execution.qid}, {execution.url})")
 
-    def _where(self, path: Path) -> dict[tuple[Any, Any], tuple[int, int]]:
+    def _where(self, path: Path) -> dict[tuple[str, str], tuple[int, int]]:
         if path not in self._index:
             self._index[path] = _scan(path)
         return self._index[path]
@@ -112,7 +113,7 @@ class RunTrajectories:
 _KEY_PREFIX = re.compile(rb'^\{"qid":("(?:[^"\\]|\\.)*"),"url":("(?:[^"\\]|\\.)*"),')
 
 
-def _key_of(line: bytes) -> Optional[tuple[Any, Any]]:
+def _key_of(line: bytes) -> Optional[tuple[str, str]]:
     """A whole line's (qid, url), or None when the line is not a JSON object (torn, zeros...)."""
     match = _KEY_PREFIX.match(line)
     if match is not None and line.rstrip().endswith(b"}"):
@@ -127,9 +128,9 @@ def _key_of(line: bytes) -> Optional[tuple[Any, Any]]:
     return (data.get("qid"), data.get("url")) if isinstance(data, dict) else None
 
 
-def _scan(path: Path) -> dict[tuple[Any, Any], tuple[int, int]]:
+def _scan(path: Path) -> dict[tuple[str, str], tuple[int, int]]:
     """Offset and length of each key's last whole line; a torn or broken line is no trajectory."""
-    where: dict[tuple[Any, Any], tuple[int, int]] = {}
+    where: dict[tuple[str, str], tuple[int, int]] = {}
     try:
         fh = open(path, "rb")
     except FileNotFoundError as exc:

@@ -12,6 +12,7 @@ turns the cache off for this process, with one warning.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -118,8 +119,23 @@ class VectorCache:
         self._conn = None
 
 
+#: ``execution.vector_cache`` by default: one file per user, so a run finds the vectors of every
+#: earlier run on the machine and a new process need not load the model for them
+MACHINE_CACHE = "~/.cache/verirank/vectors.sqlite"
+#: moves that default elsewhere (a path; a relative one is under the run) or turns it off ("off")
+MACHINE_CACHE_ENV = "VERIRANK_VECTOR_CACHE"
+
+
 def cache_path_for(run_dir: Path | str, cache_path: Optional[str]) -> Optional[Path]:
-    """``execution.vector_cache`` resolved: relative paths are under the run, ``None`` is off."""
+    """``execution.vector_cache`` resolved: relative paths are under the run, ``None`` is off.
+
+    The default (:data:`MACHINE_CACHE`) gives way to ``$VERIRANK_VECTOR_CACHE`` when it is set
+    (tests and benchmarks keep theirs under the run); a path named in the config always wins.
+    """
+    if cache_path == MACHINE_CACHE:
+        cache_path = os.environ.get(MACHINE_CACHE_ENV, cache_path)
+        if cache_path.strip().lower() in ("", "off", "null", "none"):
+            return None
     if not cache_path:
         return None
     path = Path(cache_path).expanduser()

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from execution.predict.match import lexical_score, normalise
+from verirank_core.device import Device
+from verirank_core.execution_records import Trajectory
 from verirank_core.resources import KNOWLEDGE_DIR
 
 __all__ = ["Card", "KnowledgeBase", "TABLE", "cards_from_resources", "cards_from_map", "build_knowledge",
@@ -341,17 +343,14 @@ def cards_for_identity(model: Optional[str], os_version: Optional[str], manufact
     return None
 
 
-def _cards_for_device(device: Any) -> Optional[Path]:
+def _cards_for_device(device: Device) -> Optional[Path]:
     """:func:`cards_for_identity` of what ``device.info()`` reports."""
-    info_of = getattr(device, "info", None)
-    if info_of is None:
-        return None
-    info = info_of()
+    info = device.info()
     return cards_for_identity(info.model, info.os_version, info.manufacturer or None,
-                              has_app=lambda package: package in info_of((package,)).app_versions)
+                              has_app=lambda package: package in device.info((package,)).app_versions)
 
 
-def knowledge_for_trajectory(trajectory: Any) -> Optional[KnowledgeBase]:
+def knowledge_for_trajectory(trajectory: Trajectory) -> Optional[KnowledgeBase]:
     """The cards of the device an episode ran on, for reading it afterwards (the judge): the
     world's by name, else those made for the model and Android version the device reported."""
     found = knowledge_for_world(trajectory.world)
@@ -366,7 +365,7 @@ def knowledge_for_trajectory(trajectory: Any) -> Optional[KnowledgeBase]:
     return kb
 
 
-def knowledge_for_device(device: Any, configured: Optional[str] = None) -> tuple[Optional[KnowledgeBase], str]:
+def knowledge_for_device(device: Device, configured: Optional[str] = None) -> tuple[Optional[KnowledgeBase], str]:
     """(cards, where they came from) for an episode on ``device``.
 
     ``configured`` (``execution.agent.knowledge``, a cards file) wins; a simulated
@@ -379,8 +378,7 @@ def knowledge_for_device(device: Any, configured: Optional[str] = None) -> tuple
     if configured:
         path = Path(configured)
     else:
-        world = getattr(device, "world", None)
-        name = getattr(world, "name", None)
+        name = device.world.name if device.world is not None else None
         named = KNOWLEDGE_DIR / f"{Path(str(name)).name}.json" if name else None
         found = named if named is not None and named.is_file() else _cards_for_device(device)
         if found is None:
@@ -394,7 +392,7 @@ def knowledge_for_device(device: Any, configured: Optional[str] = None) -> tuple
     if kb is None:
         return None, f"no knowledge cards at {path}"
     maker = (kb.device.get("manufacturer") or "").lower()
-    world = getattr(device, "world", None)
+    world = device.world
     have = (getattr(getattr(world, "device", None), "manufacturer", "") or "").lower() if world else ""
     if maker and have and maker != have:
         return None, f"cards in {path.name} are for {kb.device.get('manufacturer')}, not {have}"

@@ -8,7 +8,8 @@ with their intents, ``execution/predict/steps.py``). ``predict`` takes the curre
 2. a step outside the app ("From the home screen, tap Apps"): done when already in the app;
 3. the item's condition ("If you don't see X, tap Y": satisfied when X is on screen);
 4. **lookahead**: the item is absent or only loosely there and the next named item is visible:
-   skip to it (``skip``), never past a setting or the page's last named item;
+   skip to it (``skip``), never past a setting or the page's last named item; a loose match first
+   scrolls its screen for the next name below the fold (``scroll``), as a person would;
 5. a knowledge card when unsure (``knowledge``), then the item itself:
 
    * ``open X``: satisfied when the foreground app is X; else tap an icon X, else launch it;
@@ -327,12 +328,13 @@ class HeuristicPredictor(Repairs, ActionPredictor):
                         done=True, control_id=m.control.id)
         if ui.title and lexical_score(target, ui.title) >= 0.9:
             return Satisfied(f"already on the {ui.title!r} screen")
-        if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history):
+        pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
+        if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history) and pkg in (None, ctx.app):
             # the episode launched the page's app; "Open <app name>" is the first thing pages say
+            # (never when the page names another app it knows: "open the Google Maps app")
             return Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
         if ctx.ui_map is not None and ctx.ui_map.find(target) and ctx.ui.package == ctx.ui_map.app:
             return None  # a screen of this app has that name ("Open Settings" in a calendar): route to it
-        pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
         if pkg:
             return Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
         return None
@@ -480,6 +482,12 @@ class HeuristicPredictor(Repairs, ActionPredictor):
             why_cur = cur.describe()
         else:
             why_cur = "nothing matched" if st.item.renamed is None else "continuing a rename"
+        if intent.kind in ("tap", "open") and st.item.renamed is None:
+            twin = self._counterpart_of(target, ctx, st)
+            if twin is not None and not any(lexical_score(card.title, twin.label) >= 0.9 for card in cards):
+                # the home screen shows a category in the page's own words ("Connections" ->
+                # "Bluetooth & device connection"): a person reads that, not another vendor's naming
+                return None
         for card in cards:
             shown = self._visible(card.title, ui) or (
                 ui.title and lexical_score(card.title, ui.title) >= 0.9)
@@ -561,6 +569,8 @@ class HeuristicPredictor(Repairs, ActionPredictor):
             nxt = st.plan.next_name(nxt.step, nxt.pos)
         if nxt is None:
             return None
+        if st.item.peek.phase in ("down", "up"):
+            return self._peek(item, nxt, None, ctx, st)
         if not self.use_lookahead:
             # the older rule: only a whole grouping step yields to the first item of the next step
             first_of_next = st.plan.of_step(item.step + 1)[:1]
@@ -578,11 +588,54 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         if not (nxt.name or "")[:1].isupper() and not nxt.name[:1].isdigit():
             return None  # "turn notifications off" describes an effect; a UI name is written capitalised
         there = self._visible_name(nxt.name or "", ctx)
+        if there is None and here is not None and self.use_lookahead:
+            return self._peek(item, nxt, here, ctx, st)
         if there is None or (here is not None and there.id == here.control.id):
             return None
         how = "only loosely matches" if here is not None else "is not here"
         return Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
                      f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
+
+    def _peek(self, item: PlanItem, nxt: PlanItem, here: Optional[Match], ctx: PredictContext,
+              st: PlanState) -> Union[Act, Skip, None]:
+        """A loose match yields to the next named item anywhere on its screen, below the fold too.
+
+        "Tap Notifications" on a home screen whose "Apps & Notifications" only loosely matches,
+        then "Tap Tips": a person scrolls and finds "Tips & Support" further down, so the loose
+        match is not taken (docs/agent.md, "verified": scrolling is allowed, a loose match yields
+        to a next name visible as a different item). Scroll down looking for the next name, then
+        back up to the loose match when it is not there.
+        """
+        pk = st.item.peek
+        container = main_scrollable(ctx.ui)
+        if pk.phase == "done" or (pk.phase is None and container is None):
+            return None
+        if pk.phase is None:
+            pk.phase, pk.label = "down", here.control.label if here is not None else None
+        there = self._visible_name(nxt.name or "", ctx)
+        loose = [c for c in ctx.ui.controls if pk.label and c.label == pk.label]
+        if there is not None and not any(c.id == there.id for c in loose):
+            pk.phase = "done"
+            return Skip(f"{item.name!r} only loosely matches {pk.label!r}; the next named item {nxt.name!r} "
+                        f"is further down this screen ({there.label!r}): skipping to it", nxt)
+        last = ctx.history[-1] if ctx.history else None
+        stalled = last is not None and last.action.type == ActionType.SWIPE and not last.changed
+        if pk.phase == "down":
+            if container is not None and pk.down < self.max_scrolls and not (pk.down and stalled):
+                pk.down += 1
+                return Act(swipe_action(ctx.ui, "down", f"{item.name!r} only loosely matches {pk.label!r}: look "
+                                                        f"further down for the next named item {nxt.name!r}",
+                                        container),
+                           done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
+            pk.phase = "up"
+            stalled = False
+        if pk.phase == "up" and container is not None and pk.up < pk.down and not loose and not (pk.up and stalled):
+            pk.up += 1
+            return Act(swipe_action(ctx.ui, "up", f"{nxt.name!r} is not on this screen: back to {pk.label!r}",
+                                    container),
+                       done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
+        pk.phase = "done"
+        return None
 
     def _skip_to(self, skip: Skip, ctx: PredictContext, st: PlanState, matcher: Matcher,
                  notes: list[str]) -> Prediction:
@@ -640,21 +693,25 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         the single category sharing at least half of the name's distinctive words (docs/agent.md).
         """
         name = intent.target
-        if intent.kind not in ("tap", "open") or not name or not self._is_home(ctx, st):
+        if intent.kind not in ("tap", "open") or not name:
             return None
         if st.reflection.phase is not None or st.item.search.backs:
             return None  # only on the home screen the page led to, never one a repair went back to
-        words = _distinctive(name)
-        if not words:
+        c = self._counterpart_of(name, ctx, st)
+        if c is None:
             return None
-        hits = [c for c in ctx.ui.controls if c.label and c.role != "scrollable"
-                and 2 * len(words & _distinctive(c.label)) >= len(words)]
-        if len(hits) != 1:
-            return None
-        c = hits[0]
         return Act(control_action(ActionType.CLICK, c, f"{name!r} is not on the home screen; its one "
                                                          f"counterpart there is {c.label!r}"),
                     done=True, control_id=c.id)
+
+    def _counterpart_of(self, name: str, ctx: PredictContext, st: PlanState) -> Optional[Control]:
+        """The one home-screen category sharing at least half of ``name``'s distinctive words."""
+        words = _distinctive(name)
+        if not words or not self._is_home(ctx, st):
+            return None
+        hits = [c for c in ctx.ui.controls if c.label and c.role != "scrollable"
+                and 2 * len(words & _distinctive(c.label)) >= len(words)]
+        return hits[0] if len(hits) == 1 else None
 
     def _stuck_reason(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> str:
         if "stuck_reason" in ctx.memory and intent.kind == "type":

@@ -31,7 +31,7 @@ from execution.predict.match import normalise
 from execution.predict.steps import Intent, parse_step_in_context
 
 __all__ = ["PlanItem", "PagePlan", "PlanState", "SearchState", "SearchPhase", "ReflectionState",
-           "NavigationState", "TapRecord", "SKIPPABLE_KINDS"]
+           "NavigationState", "PeekState", "TapRecord", "SKIPPABLE_KINDS"]
 
 #: intents that only navigate: their item may be skipped when a later named item is visible
 SKIPPABLE_KINDS = frozenset({"tap", "open", "scroll"})
@@ -191,6 +191,21 @@ class ReflectionState:
 
 
 @dataclass
+class PeekState:
+    """Lookahead below the fold: a loosely matching item yields to the next name anywhere on its screen.
+
+    The screen is scrolled down to look for the next named item, then back up to the loose match.
+    """
+
+    #: the loose match's label, scrolled back to when the next name is not found
+    label: Optional[str] = None
+    down: int = 0
+    up: int = 0
+    #: "down", "up", or "done" (None: not started)
+    phase: Optional[str] = None
+
+
+@dataclass
 class NavigationState:
     """Progress on the current item: what the predictor did for it so far."""
 
@@ -201,6 +216,7 @@ class NavigationState:
     search: SearchState = field(default_factory=SearchState)
     #: knowledge: the device's title the item was mapped to, and the card's source
     renamed: Optional[tuple[str, str]] = None
+    peek: PeekState = field(default_factory=PeekState)
 
 
 @dataclass

@@ -129,6 +129,7 @@ _VERB_RE = re.compile(
     r"^(?:" + "|".join(re.escape(v) for v, _, _ in _VERBS) + r")\b", re.IGNORECASE
 )
 _VERB_KIND = {v: (k, s) for v, k, s in _VERBS}
+_VERB_WORDS = frozenset(w for v, _, _ in _VERBS for w in v.split())
 
 _LEAD_RE = re.compile(
     r"^(?:(?:step\s*\d+\s*[:.)-]?)|(?:\d+\s*[.):-])|[-*•·]|(?:now|then|next|finally|first|lastly|also|"
@@ -254,7 +255,40 @@ def _repair(text: str) -> str:
     t = re.sub(r"\b([A-Za-z]) ([a-z]{2,})\b", join, t)
     t = re.sub(r"(?<=\w) -(?=\w)", "-", t)  # "Wi -Fi"
     t = re.sub(r"\s+([.,;:!?])", r"\1", t)  # "Tap Privacy ." -> "Tap Privacy."
-    return t.strip()
+    t = _DOUBLED_RE.sub(r"\1", t)
+    return _unglue(t).strip()
+
+
+#: a caption the crawl repeated ("Notification Sounds Notification Sounds"): read once
+_DOUBLED_RE = re.compile(r"\b([A-Z][\w'&-]*(?:\s+[\w'&-]+){0,6}?)(?:\s+\1\b)+")
+#: a capitalised command inside a sentence: where a crawl lost the full stop ("... Settings Select Notification Sounds")
+_GLUED_RE = re.compile(r"(?<=[A-Za-z0-9)])\s+(?=(?:Tap|Select|Choose|Pick|Press|Open|Go to|Turn|Toggle|Scroll|Swipe|"
+                       r"Enable|Disable|Navigate|Click|Head)\s+\S)")
+#: words after which a capitalised command word is a name, not a new sentence ("Turn on Select to Speak",
+#: "tap Open by default", "via Touch ID", "the Enable LTE toggle")
+_NAME_LEADS = frozenset("""
+a an the to of for on off in at by via with from into onto or and then up your my its this that any
+""".split())
+
+
+def _unglue(text: str) -> str:
+    """Put back the full stops a crawl dropped between two commands.
+
+    Only before a capitalised command word that follows a plain word (not a verb, article or
+    preposition, which would make it part of a name), and never after a colon in the same
+    sentence, where capitalised words list choices ("method: None Swipe Pattern PIN").
+    """
+    out, last = [], 0
+    for m in _GLUED_RE.finditer(text):
+        before = text[:m.start()]
+        prev = before.rsplit(None, 1)[-1].lower() if before.split() else ""
+        sentence = re.split(r"[.!?]\s", before)[-1]
+        if prev in _NAME_LEADS or prev in _VERB_WORDS or ":" in sentence:
+            continue
+        out.append(text[last:m.start()] + ";")  # a sentence break whatever the case before it ("INSTALL")
+        last = m.start()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _clean_target(text: str) -> Optional[str]:

@@ -162,7 +162,7 @@ def import_magicwand(files: list[Path | str], run: Path | str) -> dict[str, int]
     exist. ``f4`` is left at 0: run ``verirank execute``'s judge or import labels
     separately; the records say ``judge: ""``.
     """
-    from execution.runner import page_id
+    from execution.jobs import page_id
 
     run = Path(run)
     trajs = [(Path(f), load_magicwand(f)) for f in files]

@@ -5,7 +5,9 @@ dump`` with its historic "hierchary" typo, ``wm size``, ``dumpsys window``...)
 because clients such as adbutils parse that text.  Output goes to an ``emit(fd,
 data)`` callback as it is produced (fd 1 = stdout, 2 = stderr), so a service can
 stream it or frame it (shell_v2).  Device calls are serialised by one lock: a
-real phone also handles one input event at a time.
+real phone also handles one input event at a time.  With a
+:class:`~phonesim.latency.Latency`, a command first waits as long as it takes on
+a phone, outside that lock: a phone runs a ``screencap`` while a dump is going.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Callable, Optional
 
 from phonesim.adbproto.shellparse import STATUS_MARK, Pipeline, ShellSyntaxError, SimpleCommand, parse
 from phonesim.adbproto.vfs import VfsError, VirtualFS
+from phonesim.latency import Latency
 from verirank_core.device import Device, DeviceInfo
 from verirank_core.errors import AppNotInstalled, DeviceError
 
@@ -74,8 +77,10 @@ class DeviceShell:
         serial: str = "",
         product: str = "verirank_sim",
         lock: Optional[threading.Lock] = None,
+        latency: Optional[Latency] = None,
     ):
         self.device = device
+        self.latency = latency or Latency()
         self.fs = fs or VirtualFS()
         self.serial = serial
         self.product = product
@@ -180,6 +185,9 @@ class DeviceShell:
             return NOT_FOUND_STATUS
         if name in ("sleep", "exit"):
             return handler(argv[1:], io_)
+        delay = self.latency.of_command([name, *argv[1:]])
+        if delay:
+            time.sleep(delay)  # the phone is busy, not this machine's CPU
         with self.lock:
             try:
                 return handler(argv[1:], io_)

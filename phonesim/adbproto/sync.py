@@ -14,9 +14,11 @@ Every request is ``[id:4 bytes][length:u32 LE][path]``.  Replies (all little-end
 from __future__ import annotations
 
 import struct
+from typing import Optional
 
 from phonesim.adbproto.stream import Stream
 from phonesim.adbproto.vfs import ENOENT, VfsError, VirtualFS
+from phonesim.latency import Latency
 
 SYNC_DATA_MAX = 64 * 1024
 MAX_PATH = 1024
@@ -28,8 +30,8 @@ SHELL_UID = 2000
 SDCARD_GID = 9997
 
 
-def serve_sync(stream: Stream, fs: VirtualFS) -> None:
-    """Answer sync requests until QUIT or the host closes the stream."""
+def serve_sync(stream: Stream, fs: VirtualFS, latency: Optional[Latency] = None) -> None:
+    """Answer sync requests until QUIT or the host closes the stream; each waits ``latency``'s ``pull``."""
     while True:
         header = stream.read(_REQUEST.size)
         if not header:
@@ -43,6 +45,8 @@ def serve_sync(stream: Stream, fs: VirtualFS) -> None:
             _fail(stream, f"path too long ({length} bytes)")
             return
         path = stream.read_exact(length).decode("utf-8", "replace") if length else ""
+        if latency is not None:
+            latency.wait("pull")
         if request == b"STAT":
             _stat_v1(stream, fs, path)
         elif request in (b"STA2", b"LST2"):
@@ -103,10 +107,13 @@ def _recv(stream: Stream, fs: VirtualFS, path: str) -> None:
     except VfsError as exc:
         _fail(stream, f"open failed: {exc.reason}")
         return
+    out = bytearray()
     for start in range(0, len(data), SYNC_DATA_MAX):
         chunk = data[start:start + SYNC_DATA_MAX]
-        stream.write(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
-    stream.write(b"DONE" + struct.pack("<I", 0))
+        out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+    # one write: a separate DONE packet waited for the host's OKAY of the data, 40 ms a pull
+    # (the adb server's delayed ACK) on every dump the agent read
+    stream.write(bytes(out + b"DONE" + struct.pack("<I", 0)))
 
 
 def _send(stream: Stream, fs: VirtualFS, spec: str) -> bool:

@@ -26,23 +26,28 @@ The result is a plain dict in the format of ``phonesim/world.py``;
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Optional, Required, TypedDict, Unpack
 
+from phonesim.expr import Value
 from phonesim.world import World, parse_world
 from phonesim.worlds.aosp_screens import INSTALLED_APPS
 from phonesim.worlds.uimap import MapElement, MapScreen, UIMap
+from verirank_core.json_types import JSONObject, JSONValue
 
 __all__ = ["ONEPLUS_8", "APK_GOALS", "ui_map_to_world", "build_apk_world", "clean_text"]
 
 #: the phone this APK ran on: OnePlus 8 (IN2013), OxygenOS 11 / Android 11
-ONEPLUS_8: dict[str, Any] = {
+ONEPLUS_8: JSONObject = {
     "manufacturer": "OnePlus", "model": "IN2013", "os_version": "11", "sdk": 30,
     "width": 1080, "height": 2400, "density": 420, "navigation": "gesture",
     "launcher_package": "net.oneplus.launcher",
 }
 
-#: goals (LABELS ONLY) for settings the import can find: (goal, element key, value, How-to question)
-APK_GOALS: list[tuple[str, str, Any, str]] = [
+#: (goal, element key, value, How-to question)
+ApkGoal = tuple[str, str, Value, str]
+
+#: goals (LABELS ONLY) for settings the import can find
+APK_GOALS: list[ApkGoal] = [
     ("dark_mode_on", "dark_mode_enabled", True, "How to turn on dark mode on a OnePlus phone"),
     ("auto_rotate_on", "toggle_lock_screen_rotation_preference", True, "How to turn on auto-rotate screen"),
     ("adaptive_brightness_off", "auto_brightness", False, "How to turn off adaptive brightness"),
@@ -71,10 +76,10 @@ class _Vars:
     """State variable names: one per setting key, shared by screens that show the same key."""
 
     def __init__(self) -> None:
-        self.specs: dict[str, dict[str, Any]] = {}
+        self.specs: dict[str, JSONObject] = {}
         self.by_key: dict[tuple[str, str], str] = {}
 
-    def get(self, key: str, spec: dict[str, Any]) -> str:
+    def get(self, key: str, spec: JSONObject) -> str:
         # the same setting shown on two screens is one variable, whatever its description says
         signature = (key, repr(sorted((k, v) for k, v in spec.items() if k != "description")))
         if signature in self.by_key:
@@ -91,8 +96,8 @@ class _Vars:
 
 
 def ui_map_to_world(uimap: UIMap, *, name: str, description: str = "", label: str = "Settings",
-                    version: str = "11", device: Optional[dict[str, Any]] = None,
-                    goals: Optional[list[tuple[str, str, Any, str]]] = None) -> dict[str, Any]:
+                    version: str = "11", device: Optional[JSONObject] = None,
+                    goals: Optional[list[ApkGoal]] = None) -> JSONObject:
     """A world document (dict) for ``uimap``; see the module docstring for the mapping."""
     builder = _WorldBuilder(uimap)
     builder.choice_settings()
@@ -105,7 +110,7 @@ def ui_map_to_world(uimap: UIMap, *, name: str, description: str = "", label: st
                                         for a in INSTALLED_APPS
                                         if a.package not in (uimap.app, device.get("launcher_package"))])
     device.setdefault("quick_settings", builder.quick_settings())
-    doc: dict[str, Any] = {
+    doc: JSONObject = {
         "name": name,
         "description": description,
         "app": {"package": uimap.app, "label": label, "version": version, "launch_activity": ".Settings",
@@ -119,7 +124,18 @@ def ui_map_to_world(uimap: UIMap, *, name: str, description: str = "", label: st
     return doc
 
 
-def build_apk_world(uimap: UIMap, **options: Any) -> tuple[dict[str, Any], World]:
+class WorldOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`ui_map_to_world`."""
+
+    name: Required[str]
+    description: str
+    label: str
+    version: str
+    device: Optional[JSONObject]
+    goals: Optional[list[ApkGoal]]
+
+
+def build_apk_world(uimap: UIMap, **options: Unpack[WorldOptions]) -> tuple[JSONObject, World]:
     """The world document and the validated :class:`World` (raises ``WorldError`` if invalid)."""
     doc = ui_map_to_world(uimap, **options)
     return doc, parse_world(doc, source=f"<import of {options.get('name', uimap.app)}>")
@@ -129,11 +145,11 @@ class _WorldBuilder:
     def __init__(self, uimap: UIMap):
         self.map = uimap
         self.vars = _Vars()
-        self.screens: list[dict[str, Any]] = []
+        self.screens: list[JSONObject] = []
         #: element key -> state variable (for goals)
         self.var_of_key: dict[str, str] = {}
         #: built links whose row summary shows the state of the page they open: target -> [(node, element)]
-        self.summary_rows: dict[str, list[tuple[dict[str, Any], MapElement]]] = {}
+        self.summary_rows: dict[str, list[tuple[JSONObject, MapElement]]] = {}
         #: the first switch or the single radio group of each page: screen id -> (kind, variable)
         self.page_value: dict[str, tuple[str, str]] = {}
 
@@ -146,12 +162,12 @@ class _WorldBuilder:
 
     def page(self, screen: MapScreen) -> None:
         home = screen.id == self.map.home
-        out: dict[str, Any] = {"id": screen.id, "title": clean_text(screen.title)}
+        out: JSONObject = {"id": screen.id, "title": clean_text(screen.title)}
         if screen.built_from:
             out["source"] = screen.source
         if home:
             out["back_arrow"] = False
-        nodes: list[dict[str, Any]] = []
+        nodes: list[JSONObject] = []
         # one "Advanced" row and one bool variable per collapsible section
         sections = list(dict.fromkeys(el.section for el in screen.elements if el.collapsed))
         expand_vars = {sec: self.vars.get(f"{screen.id}__{sec}__expanded", {"type": "bool", "initial": False})
@@ -191,7 +207,7 @@ class _WorldBuilder:
         for category, members in groups.items():
             options = list(dict.fromkeys(clean_text(m.title) for m in members))
             initial = next((clean_text(m.title) for m in members if m.default is True), options[0])
-            spec: dict[str, Any] = {"type": "choice", "options": options, "initial": initial}
+            spec: JSONObject = {"type": "choice", "options": options, "initial": initial}
             sources = list(dict.fromkeys(m.built_from for m in members if m.built_from))
             if sources:
                 spec["description"] = "options built from " + "; ".join(sources)
@@ -206,8 +222,8 @@ class _WorldBuilder:
         self.screens.append({"id": pid, "title": clean_text(el.title)})
         return pid
 
-    def dialog(self, screen: MapScreen, el: MapElement, nodes: list[dict[str, Any]],
-               buttons: list[dict[str, Any]]) -> str:
+    def dialog(self, screen: MapScreen, el: MapElement, nodes: list[JSONObject],
+               buttons: list[JSONObject]) -> str:
         did = f"{screen.id}__{el.key}__dialog"
         self.screens.append({"id": did, "kind": "dialog", "title": clean_text(el.title), "nodes": nodes,
                              "buttons": buttons})
@@ -218,7 +234,7 @@ class _WorldBuilder:
     def node(self, screen: MapScreen, el: MapElement, radio_vars: dict[str, str], icon: bool) -> Optional[dict]:
         title = clean_text(el.title)
         summary = clean_text(el.summary)
-        node: dict[str, Any] = {"id": f"{screen.id}.{el.key}"}
+        node: JSONObject = {"id": f"{screen.id}.{el.key}"}
         if el.kind == "header":
             return {**node, "kind": "header", "title": title}
         if el.kind == "text":
@@ -266,8 +282,11 @@ class _WorldBuilder:
             target = self.map.screens.get(el.target)
             if el.built_from or (target is not None and target.built_from):
                 self.summary_rows.setdefault(el.target, []).append((node, el))
-        elif el.unresolved and el.kind in ("link", "pref", "switch"):
+        elif el.unresolved and el.kind in ("link", "pref"):
             node["on_click"] = [{"goto": self.placeholder(screen, el)}]
+        # an unresolved switch row (a MasterSwitchPreference whose page is another app's, e.g.
+        # network_and_internet.xml's oneplus_wifi_calling_plus -> com.oneplus.sprint.callingplus) keeps
+        # the one part of it the resources describe, its switch: a tap toggles it, never an empty page
         elif el.sets or el.closes:
             node["on_click"] = self.set_and_close(el)
         elif el.confirm:
@@ -285,7 +304,7 @@ class _WorldBuilder:
             node["enabled_if"] = " or ".join(f"{self.var_of_key[key]} == '{v}'" for v in values)
         return node
 
-    def button(self, screen: MapScreen, el: MapElement, node: dict[str, Any]) -> dict[str, Any]:
+    def button(self, screen: MapScreen, el: MapElement, node: JSONObject) -> JSONObject:
         """An action button; one that changes data asks to confirm first (the confirm is what counts)."""
         out = {"id": node["id"], "kind": "button", "text": clean_text(el.title)}
         if el.target:
@@ -332,9 +351,9 @@ class _WorldBuilder:
                         {"kind": "button", "text": either("button"), "on_click": [{"toggle": var}, "dismiss"]}]})
         return did
 
-    def set_and_close(self, el: MapElement) -> list[Any]:
+    def set_and_close(self, el: MapElement) -> list[JSONValue]:
         """A tap that stores a value of a shared setting, then closes ``el.closes`` screens."""
-        effects: list[Any] = []
+        effects: list[JSONValue] = []
         if el.sets:
             key, value = el.sets
             effects.append({"set": {self.var_of_key[key]: value}})
@@ -355,7 +374,7 @@ class _WorldBuilder:
                 elif el.summary_on or el.summary_off:
                     node["summary"] = "{%s?%s:%s}" % (var, _no_colon(el.summary_on), _no_colon(el.summary_off))
 
-    def list_dialog(self, screen: MapScreen, el: MapElement, row: dict[str, Any]) -> str:
+    def list_dialog(self, screen: MapScreen, el: MapElement, row: JSONObject) -> str:
         """A single-choice dialog with the entries (or only Cancel when they are unknown)."""
         entries = list(dict.fromkeys(clean_text(e) for e in el.entries if clean_text(e)))
         if not entries:
@@ -363,7 +382,7 @@ class _WorldBuilder:
                 del row["summary"]
             return self.dialog(screen, el, [], _buttons("Cancel"))
         initial = el.default if el.default in entries else entries[0]
-        spec: dict[str, Any] = {"type": "choice", "options": entries, "initial": initial}
+        spec: JSONObject = {"type": "choice", "options": entries, "initial": initial}
         if el.entries_source:
             spec["description"] = f"options from {el.entries_source}"
         var = self.vars.get(el.key, spec)
@@ -374,7 +393,7 @@ class _WorldBuilder:
 
     # -- quick settings
 
-    def quick_settings(self) -> list[dict[str, Any]]:
+    def quick_settings(self) -> list[JSONObject]:
         """The tiles, each bound to the same variable as the app's switch for its setting."""
         tiles = []
         for label, key in QS_TILES:
@@ -386,7 +405,7 @@ class _WorldBuilder:
             var = self.var_of_key.get(key)
             if var is None or self.vars.specs[var]["type"] != "bool":
                 continue
-            tile: dict[str, Any] = {"label": label, "var": var}
+            tile: JSONObject = {"label": label, "var": var}
             where = next(((s.id, el) for s in self.map.screens.values() for el in s.elements
                           if el.key == key and s.kind == "page"), None)
             if where is not None:
@@ -396,7 +415,7 @@ class _WorldBuilder:
 
     # -- goals
 
-    def goals(self, wanted: list[tuple[str, str, Any, str]]) -> dict[str, Any]:
+    def goals(self, wanted: list[ApkGoal]) -> JSONObject:
         out = {}
         for goal, key, value, query in wanted:
             var = self.var_of_key.get(key)
@@ -407,10 +426,10 @@ class _WorldBuilder:
         return out
 
 
-def _button_bars(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _button_bars(nodes: list[JSONObject]) -> list[JSONObject]:
     """Runs of action buttons sit side by side in one bar (like ActionButtonsPreference)."""
-    out: list[dict[str, Any]] = []
-    run: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
+    run: list[JSONObject] = []
     for node in nodes + [{}]:
         if node.get("kind") == "button" and "visible_if" not in node:
             run.append(node)
@@ -425,7 +444,7 @@ def _button_bars(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _buttons(*labels: str) -> list[dict[str, Any]]:
+def _buttons(*labels: str) -> list[JSONObject]:
     return [{"kind": "button", "text": label} for label in labels]
 
 

@@ -13,18 +13,20 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from typing import Any, Iterable, Optional
+from typing import Iterable, Optional, Union
 
+from phonesim.layout import UINode
 from phonesim.simulator import Simulator
 from phonesim.world import Node, World
 from phonesim.worlds.uimap import UIMap
 from phonesim.worlds.other_app_screens import is_other_app_screen
 from phonesim.worlds.utg import UNEXPLORED_VAR, TaskPath, Utg
+from verirank_core.json_types import JSONObject
 
 __all__ = ["apk_coverage", "utg_coverage", "tap_reachable", "format_report"]
 
 
-def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> dict[str, Any]:
+def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> JSONObject:
     """What the APK import produced and what it could not resolve (a JSON-able dict)."""
     counts = uimap.counts()
     pages = [s for s in uimap.screens.values() if s.kind == "page"]
@@ -36,7 +38,7 @@ def apk_coverage(uimap: UIMap, world: Optional[World] = None) -> dict[str, Any]:
     # per-app and per-account copies repeat their XML's lists: count each list once
     originals = [s for s in pages if " copied for " not in s.source]
     lists = [(s, el) for s in originals for el in s.elements if el.kind == "list"]
-    report: dict[str, Any] = {
+    report: JSONObject = {
         "app": uimap.app,
         "screens": counts["screens"],
         "elements": counts["elements"],
@@ -102,7 +104,7 @@ def _reason_kind(reason: str) -> str:
     return reason
 
 
-def utg_coverage(utg: Utg, world: World, matched: Iterable[TaskPath], tasks: Iterable[str] = ()) -> dict[str, Any]:
+def utg_coverage(utg: Utg, world: World, matched: Iterable[TaskPath], tasks: Iterable[str] = ()) -> JSONObject:
     """States, transitions, explored elements, reachability and matched tasks of one UTG import."""
     matched = list(matched)
     tasks = list(tasks)
@@ -184,7 +186,8 @@ def tap_reachable(world: World, max_states: int = 200_000) -> dict[str, list[str
         snap, path = queue.popleft()
         sim.restore(snap)
         win = sim.window()
-        moves: list[tuple[str, Any]] = []
+        # (label, ("tap", x, y) or ("swipe", x1, y1, x2, y2))
+        moves: list[tuple[str, tuple[Union[str, int], ...]]] = []
         for node in sim.clickable_nodes():
             if node.role == "up":
                 continue  # "Navigate up" is back
@@ -213,7 +216,7 @@ def tap_reachable(world: World, max_states: int = 200_000) -> dict[str, list[str
     return reached
 
 
-def _first_text(node: Any) -> str:
+def _first_text(node: UINode) -> str:
     for child in node.children:
         if child.text:
             return child.text
@@ -225,7 +228,7 @@ def _first_text(node: Any) -> str:
 
 # ---------------------------------------------------------------- text
 
-def format_report(report: dict[str, Any], title: str, max_items: int = 30) -> str:
+def format_report(report: JSONObject, title: str, max_items: int = 30) -> str:
     """Aligned ``key: value`` lines; lists are shown one item a line (at most ``max_items``)."""
     lines = [title, "=" * len(title)]
     width = max(len(k) for k in report) + 1

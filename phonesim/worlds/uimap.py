@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Union
 
+from verirank_core.json_types import JSONObject
 from verirank_core.text import fold_unicode
+
+if TYPE_CHECKING:
+    from phonesim.world import Node, World
 
 __all__ = ["MapElement", "MapScreen", "Unresolved", "Hop", "UIMap", "map_from_world",
            "normalise_label"]
@@ -58,7 +62,8 @@ class MapElement:
     enabled: bool = True
     #: the key of the switch this element depends on (greyed out while it is off)
     dependency: Optional[str] = None
-    default: Any = None
+    #: android:defaultValue: a switch's or checkbox's bool, else the text
+    default: Union[bool, str, None] = None
     summary_on: str = ""
     summary_off: str = ""
     #: DefaultRingtonePreference: android:ringtoneType (ringtone | notification | alarm)
@@ -151,7 +156,7 @@ class UIMap:
     built_links: list[Unresolved] = field(default_factory=list)
     #: settings that several built screens read or write (the screen lock type): key ->
     #: {"options": [...], "initial": value, "description": source}
-    choice_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    choice_settings: dict[str, JSONObject] = field(default_factory=dict)
 
     # ------------------------------------------------------------ graph
 
@@ -264,13 +269,13 @@ class UIMap:
             "reachable_from_home": len(self.reachable(pages_only=True)),
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return asdict(self)
 
 
 # ---------------------------------------------------------------- from a world
 
-def map_from_world(world: Any) -> UIMap:
+def map_from_world(world: World) -> UIMap:
     """The UI map of a simulator world: pages, dialogs, and the elements whose taps open them.
 
     Only what a user sees is used (titles, texts, content descriptions, goto
@@ -293,7 +298,7 @@ def map_from_world(world: Any) -> UIMap:
     return uimap
 
 
-def _walk(nodes: Iterable[Any]) -> Iterable[Any]:
+def _walk(nodes: Iterable[Node]) -> Iterator[Node]:
     for node in nodes:
         yield node
         yield from _walk(node.children)

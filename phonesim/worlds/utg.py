@@ -36,14 +36,18 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 import yaml
 
-from phonesim.world import World, parse_world
+from phonesim.world import Node, World, parse_world
 from phonesim.worlds.apk_world import clean_text
 from verirank_core.errors import WorldError
+from verirank_core.json_types import JSONObject
 from verirank_core.text import stem, words
+
+if TYPE_CHECKING:
+    from phonesim.device import SimDevice
 
 __all__ = ["UtgElement", "UtgState", "UtgTransition", "Utg", "AppTasks", "TaskPath", "load_utg", "parse_state",
            "load_tasks", "match_tasks", "utg_to_world", "build_utg_world", "replay_path", "UNEXPLORED_VAR",
@@ -195,7 +199,8 @@ def load_utg(app_dir: Path | str) -> Utg:
         raise WorldError(f"{path}: expected a mapping with a non-empty 'records' list")
     states: dict[str, UtgState] = {}
     by_html: dict[str, str] = {}
-    order: list[tuple[str, Any, Optional[str]]] = []
+    # (state id, the record's Choice as written, typed text)
+    order: list[tuple[str, object, Optional[str]]] = []
     problems: list[tuple[int, str]] = []
     for i, rec in enumerate(records):
         if not isinstance(rec, dict) or not isinstance(rec.get("State"), str) or "Choice" not in rec:
@@ -359,8 +364,8 @@ def match_tasks(utg: Utg, tasks: Iterable[str], min_score: float = 0.5) -> list[
 
 # ------------------------------------------------------------------ world
 
-def _node(state: UtgState, el: UtgElement) -> dict[str, Any]:
-    node: dict[str, Any] = {"id": f"{state.id}.e{el.id}"}
+def _node(state: UtgState, el: UtgElement) -> JSONObject:
+    node: JSONObject = {"id": f"{state.id}.e{el.id}"}
     label = clean_text(el.label)
     if el.tag == "input":
         node.update({"kind": "edit", "hint": label, "on_input": f"text_{state.id}_e{el.id}"})
@@ -386,10 +391,10 @@ def _node(state: UtgState, el: UtgElement) -> dict[str, Any]:
     return node
 
 
-def _group_icon_buttons(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _group_icon_buttons(nodes: list[JSONObject]) -> list[JSONObject]:
     """Runs of icon buttons sit side by side in a bar, like a toolbar's actions."""
-    out: list[dict[str, Any]] = []
-    run: list[dict[str, Any]] = []
+    out: list[JSONObject] = []
+    run: list[JSONObject] = []
 
     def flush() -> None:
         if len(run) >= 2:
@@ -410,19 +415,19 @@ def _group_icon_buttons(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def utg_to_world(utg: Utg, *, name: str, package: str, label: str, version: str = "1.0",
-                 task_paths: Iterable[TaskPath] = ()) -> dict[str, Any]:
+                 task_paths: Iterable[TaskPath] = ()) -> JSONObject:
     """A world document for ``utg`` (one page per screen), with a goal per matched task."""
     forward = utg.forward()
     noop = {"set": {"utg_on": True}}  # an explored tap that left the screen as it was
-    state: dict[str, Any] = {
+    state: JSONObject = {
         UNEXPLORED_VAR: {"type": "int", "min": 0, "max": 1_000_000, "initial": 0,
                          "description": "taps on elements DroidBot never explored (screen unchanged)"},
         "utg_on": {"type": "bool", "initial": True, "description": "constant: checked boxes"},
         "utg_off": {"type": "bool", "initial": False, "description": "constant: unchecked boxes"},
     }
     task_paths = list(task_paths)
-    enter_effects: dict[str, list[dict[str, Any]]] = {}
-    goals: dict[str, Any] = {}
+    enter_effects: dict[str, list[JSONObject]] = {}
+    goals: JSONObject = {}
     for tp in task_paths:
         state[tp.goal] = {"type": "bool", "initial": False, "description": "reached the screen the task ends on"}
         enter_effects.setdefault(tp.final_state, []).append({"set": {tp.goal: True}})
@@ -447,7 +452,7 @@ def utg_to_world(utg: Utg, *, name: str, package: str, label: str, version: str 
             elif el.clickable and el.tag != "input":
                 node["on_click"] = [{"inc": UNEXPLORED_VAR}]
             nodes.append(node)
-        screen: dict[str, Any] = {"id": sid, "title": "", "toolbar": False, "nodes": _group_icon_buttons(nodes)}
+        screen: JSONObject = {"id": sid, "title": "", "toolbar": False, "nodes": _group_icon_buttons(nodes)}
         if sid in enter_effects:
             screen["on_enter"] = enter_effects[sid]
         screens.append(screen)
@@ -467,7 +472,7 @@ _KNOWN_PACKAGES = {"firefox": ("org.mozilla.firefox", "Firefox")}
 
 
 def build_utg_world(app_dir: Path | str, tasks_csv: Optional[Path | str] = None
-                    ) -> tuple[Utg, list[TaskPath], dict[str, Any], World]:
+                    ) -> tuple[Utg, list[TaskPath], JSONObject, World]:
     """Read one app folder and return (graph, matched tasks, world document, validated world).
 
     ``tasks_csv`` defaults to ``tasks.csv`` next to the app folder.
@@ -493,7 +498,7 @@ def build_utg_world(app_dir: Path | str, tasks_csv: Optional[Path | str] = None
 
 # ------------------------------------------------------------------ replay (labeller/tool side)
 
-def replay_path(device: Any, steps: Iterable[UtgTransition], max_swipes: int = 6) -> None:
+def replay_path(device: SimDevice, steps: Iterable[UtgTransition], max_swipes: int = 6) -> None:
     """Perform ``steps`` on a :class:`~phonesim.device.SimDevice` with real taps, typing and Enter.
 
     Finds where each element is by reading the simulator's laid-out window
@@ -530,8 +535,8 @@ def replay_path(device: Any, steps: Iterable[UtgTransition], max_swipes: int = 6
             device.key("enter")
 
 
-def _find_world_node(world: World, screen_id: str, node_id: str) -> Any:
-    def walk_nodes(nodes: list) -> Iterable[Any]:
+def _find_world_node(world: World, screen_id: str, node_id: str) -> Node:
+    def walk_nodes(nodes: list[Node]) -> Iterator[Node]:
         for n in nodes:
             yield n
             yield from walk_nodes(n.children)

@@ -23,10 +23,13 @@ import importlib
 import sys
 import types
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlparse
 
 from verirank_core.errors import RankingError
+
+if TYPE_CHECKING:
+    import torch
 
 #: allRank's marker for padding positions in a label tensor
 PADDED_Y_VALUE = -1
@@ -67,10 +70,10 @@ def _import_or_stub(name: str, make_stub: Callable[[], types.ModuleType]) -> Non
 class AllRank:
     """The allRank callables TMLP uses."""
 
-    make_model: Callable[..., Any]
+    make_model: Callable[..., torch.nn.Module]
     TransformerConfig: type
-    lambdaLoss: Callable[..., Any]
-    neuralNDCG: Callable[..., Any]
+    lambdaLoss: Callable[..., torch.Tensor]
+    neuralNDCG: Callable[..., torch.Tensor]
 
 
 _CACHE: dict[str, AllRank] = {}

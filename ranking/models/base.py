@@ -19,11 +19,13 @@ import dataclasses
 import importlib
 import json
 from pathlib import Path
-from typing import Any, ClassVar, Optional, Sequence
+from typing import ClassVar, Optional, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from verirank_core.errors import ConfigError, NotFittedError, SchemaError, StoreError
+from verirank_core.json_types import JSONObject
 from verirank_core.registry import Registry
 from verirank_core.store import atomic_write_json
 
@@ -47,11 +49,11 @@ class Ranker:
 
     # --- hyperparameters -------------------------------------------------------
 
-    def get_params(self) -> dict[str, Any]:
+    def get_params(self) -> dict[str, object]:
         """The hyperparameters (the dataclass fields) as a plain dict."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-    def set_params(self, **params: Any) -> "Ranker":
+    def set_params(self, **params: object) -> "Ranker":
         valid = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(params) - valid)
         if unknown:
@@ -160,11 +162,11 @@ class Ranker:
     def _predict(self, X: np.ndarray, groups: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def _state(self, path: Path) -> dict[str, Any]:
+    def _state(self, path: Path) -> JSONObject:
         """Write model files into ``path``; return the JSON part of the learned state."""
         raise NotImplementedError
 
-    def _restore(self, path: Path, state: dict[str, Any]) -> None:
+    def _restore(self, path: Path, state: JSONObject) -> None:
         """Inverse of :meth:`_state`: set the learned attributes."""
         raise NotImplementedError
 
@@ -196,7 +198,7 @@ class Ranker:
         return np.ascontiguousarray(X)
 
 
-def _check_xyg(X: Any, y: Any, groups: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check_xyg(X: ArrayLike, y: ArrayLike, groups: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64).reshape(-1)
     groups = np.asarray(groups)
@@ -213,7 +215,7 @@ def _check_xyg(X: Any, y: Any, groups: Any, what: str) -> tuple[np.ndarray, np.n
     return X, y, groups
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
@@ -227,7 +229,7 @@ def _jsonable(value: Any) -> Any:
 
 # name -> ("module:Class", fixed params); classes are imported on first use so
 # that listing models or loading a linear model never imports torch.
-_REGISTRY: Registry[tuple[str, dict[str, Any]]] = Registry("model", {
+_REGISTRY: Registry[tuple[str, dict[str, object]]] = Registry("model", {
     "lr": ("ranking.models.pairwise_lr:PairwiseLR", {}),
     "lambdamart": ("ranking.models.lambdamart:LambdaMART", {}),
     "tmlp-lambdaloss": ("ranking.models.tmlp:TMLPRanker", {"loss": "lambdaloss"}),
@@ -246,13 +248,13 @@ def model_names() -> list[str]:
     return list(_REGISTRY)
 
 
-def _resolve(name: str) -> tuple[type[Ranker], dict[str, Any]]:
+def _resolve(name: str) -> tuple[type[Ranker], dict[str, object]]:
     target, fixed = _REGISTRY.lookup(name)
     module_name, class_name = target.split(":")
     return getattr(importlib.import_module(module_name), class_name), dict(fixed)
 
 
-def make_model(name: str, **params: Any) -> Ranker:
+def make_model(name: str, **params: object) -> Ranker:
     """A new unfitted ranker by registry name; unknown names/params raise ConfigError."""
     cls, fixed = _resolve(name)
     valid = {f.name for f in dataclasses.fields(cls)}

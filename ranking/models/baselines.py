@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
 from ranking.order import positions
 from verirank_core.errors import SchemaError
+from verirank_core.json_types import JSONObject
 
 __all__ = ["OriginalOrder", "ColumnScore", "F4First", "original_ranks"]
 
@@ -60,10 +61,10 @@ class _Baseline(Ranker):
     def _check_columns(self) -> None:
         """Fail at fit time (not at predict time) when a needed column is absent."""
 
-    def _state(self, path: Path) -> dict[str, Any]:
+    def _state(self, path: Path) -> JSONObject:
         return {}
 
-    def _restore(self, path: Path, state: dict[str, Any]) -> None:
+    def _restore(self, path: Path, state: JSONObject) -> None:
         pass
 
 

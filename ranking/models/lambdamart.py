@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
 from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
+from verirank_core.json_types import JSONObject
 
 __all__ = ["LambdaMART"]
 
@@ -30,7 +31,7 @@ def _contiguous(X: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.nd
     return X[order], y[order], [len(s) for s in slates]
 
 
-def _eval_data(X: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+def _eval_data(X: np.ndarray, y: np.ndarray) -> dict[str, object]:
     """Validation data in the form this LightGBM takes (``eval_X/eval_y`` since 4.6)."""
     import inspect
 
@@ -111,11 +112,11 @@ class LambdaMART(Ranker):
         gains = self.booster_.feature_importance(importance_type="gain")
         return dict(zip(self.feature_names_, (float(g) for g in gains)))
 
-    def _state(self, path: Path) -> dict[str, Any]:
+    def _state(self, path: Path) -> JSONObject:
         self.booster_.save_model(str(path / _BOOSTER_FILE))
         return {"booster_file": _BOOSTER_FILE, "best_iteration": self.best_iteration_}
 
-    def _restore(self, path: Path, state: dict[str, Any]) -> None:
+    def _restore(self, path: Path, state: JSONObject) -> None:
         import lightgbm as lgb
 
         self.booster_ = lgb.Booster(model_file=str(path / state["booster_file"]))

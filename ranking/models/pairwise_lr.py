@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
 from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
 from verirank_core.errors import RankingError
+from verirank_core.json_types import JSONObject
 
 __all__ = ["PairwiseLR", "pairwise_differences"]
 
@@ -90,9 +91,9 @@ class PairwiseLR(Ranker):
         self._check_fitted()
         return dict(zip(self.feature_names_, self.coef_.tolist()))
 
-    def _state(self, path: Path) -> dict[str, Any]:
+    def _state(self, path: Path) -> JSONObject:
         return {"coef": self.coef_.tolist(), "n_pairs": self.n_pairs_}
 
-    def _restore(self, path: Path, state: dict[str, Any]) -> None:
+    def _restore(self, path: Path, state: JSONObject) -> None:
         self.coef_ = np.asarray(state["coef"], dtype=np.float64)
         self.n_pairs_ = int(state["n_pairs"])

@@ -38,7 +38,7 @@ import contextlib
 import copy
 import dataclasses
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -47,6 +47,13 @@ from ranking.models.base import EvalSet, Ranker
 from ranking.models.data import query_slates
 from ranking.models.evaluation import ndcg_at
 from verirank_core.errors import ConfigError
+from verirank_core.json_types import JSONObject
+
+if TYPE_CHECKING:
+    import torch
+
+    #: a listwise loss: (predicted scores, padded labels) -> scalar tensor
+    LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 __all__ = ["TMLPRanker"]
 
@@ -72,7 +79,7 @@ def _torch_settings(seed: int, num_threads: int) -> Iterator[None]:
             torch.set_num_threads(previous_threads)
 
 
-def _pad(X: np.ndarray, y: Optional[np.ndarray], slates: list[np.ndarray]) -> tuple[Any, Any, Any]:
+def _pad(X: np.ndarray, y: Optional[np.ndarray], slates: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Stack slates into [batch, length, features] tensors padded with allRank's convention."""
     import torch
 
@@ -135,7 +142,7 @@ class TMLPRanker(Ranker):
         if self.epochs < 1 or self.batch_size < 1:
             raise ConfigError("epochs and batch_size must be >= 1")
 
-    def _build_net(self, n_features: int) -> Any:
+    def _build_net(self, n_features: int) -> torch.nn.Module:
         ar = load_allrank()
         transformer = ar.TransformerConfig(N=self.n_blocks, d_ff=self.d_ff, h=self.n_heads,
                                            positional_encoding=None, dropout=self.dropout)
@@ -148,7 +155,7 @@ class TMLPRanker(Ranker):
             n_features=n_features,
         )
 
-    def _loss_fn(self) -> Any:
+    def _loss_fn(self) -> LossFn:
         ar = load_allrank()
         if self.loss == "lambdaloss":
             return lambda pred, true: ar.lambdaLoss(pred, true, weighing_scheme="ndcgLoss2PP_scheme",
@@ -238,7 +245,7 @@ class TMLPRanker(Ranker):
                 self.net_.load_state_dict(best_state)
         self.net_.eval()
 
-    def _eval_loss(self, loss_fn: Any, X: np.ndarray, y: np.ndarray, slates: list[np.ndarray]) -> float:
+    def _eval_loss(self, loss_fn: LossFn, X: np.ndarray, y: np.ndarray, slates: list[np.ndarray]) -> float:
         import torch
 
         self.net_.eval()
@@ -263,14 +270,14 @@ class TMLPRanker(Ranker):
 
     # --- persistence -------------------------------------------------------------------
 
-    def _state(self, path: Path) -> dict[str, Any]:
+    def _state(self, path: Path) -> JSONObject:
         import torch
 
         torch.save(self.net_.state_dict(), path / _WEIGHTS_FILE)
         return {"weights_file": _WEIGHTS_FILE, "x_min": self.x_min_.tolist(),
                 "x_range": self.x_range_.tolist(), "best_epoch": self.best_epoch_}
 
-    def _restore(self, path: Path, state: dict[str, Any]) -> None:
+    def _restore(self, path: Path, state: JSONObject) -> None:
         import torch
 
         self._check_params()

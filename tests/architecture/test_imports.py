@@ -23,7 +23,7 @@ APPS = ("verirank", "howtobench", "experiments", "benchmarks")
 def graph() -> dict[str, set[str]]:
     found = importgraph.module_graph()
     # the walk found the whole project, not a corner of it
-    assert {"verirank_core.stages", "execution.runner", "phonesim.simulator", "howtobench.build",
+    assert {"verirank_core.stages", "execution.stage", "phonesim.simulator", "howtobench.build",
             "ranking.pipeline", "extraction.pipeline", "verirank.cli"} <= set(found)
     return found
 
@@ -77,7 +77,7 @@ def test_stage_objects_follow_the_contract():
     __call__(run, cfg, progress)."""
     import inspect
 
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from extraction.pipeline import ExtractStage, FetchStage, SearchStage
     from ranking.pipeline import FeaturesStage, RerankStage
     from verirank_core.stages import MADE_BY, Stage

@@ -432,6 +432,9 @@ def test_adb_device_without_shell_v2_still_gets_exit_statuses(adb_host, served):
 def test_skip_unchanged_dumps_answers_known_screens_without_waiting_and_never_stale(adb_host, served):
     if not sim_available():
         pytest.skip("the simulator is not there yet")
+    from execution.adb_device import forget_screens
+
+    forget_screens()  # screens another test's phone of this build made known would be skipped at once
     behind_adb, twin = new_device("sim"), new_device("sim")
     shots = []
     original = behind_adb.screenshot_png
@@ -461,3 +464,33 @@ def test_skip_unchanged_dumps_answers_known_screens_without_waiting_and_never_st
     assert device.dump_xml() == twin.dump_xml() == home and device.skipped_dumps == 2
     device.close()  # collects the dump still running on the phone
     assert device.dumps == 5  # every dump was still sent; the skipped ones finished in the background
+
+
+def test_a_screen_one_phone_made_known_is_known_to_the_other_phones_of_its_build(adb_host, served):
+    """A farm of like phones learns each screen once: the second phone skips the dump of a screen
+    the first one dumped twice, and still gets that phone's real dump."""
+    if not sim_available():
+        pytest.skip("the simulator is not there yet")
+    from execution.adb_device import forget_screens
+
+    forget_screens()
+    first = adb_device(adb_host, served(new_device("sim")), skip_unchanged_dumps=True)
+    second = adb_device(adb_host, served(new_device("sim")), skip_unchanged_dumps=True)
+    home = first.dump_xml()
+    assert first.dump_xml() == home and first.skipped_dumps == 0  # two agreeing dumps: known
+    assert second.dump_xml() == home and second.skipped_dumps == 1  # known to the other phone too
+    first.close()
+    second.close()
+    assert second.dumps == 1  # the dump was still sent, and collected on close
+
+
+def test_launching_the_app_a_reset_just_launched_sends_nothing_until_the_next_input(adb_host, served):
+    phone = StubPhone()
+    device = adb_device(adb_host, served(phone), app_package="com.android.settings")
+    device.reset()
+    launches = phone.calls.count(("launch", "com.android.settings", None))
+    device.launch("com.android.settings")  # the agent's launch after the reset: already in front
+    assert phone.calls.count(("launch", "com.android.settings", None)) == launches
+    device.key("back")
+    device.launch("com.android.settings")  # after input it is launched again
+    assert phone.calls.count(("launch", "com.android.settings", None)) == launches + 1

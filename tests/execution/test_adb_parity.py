@@ -23,7 +23,7 @@ from verirank_core.execution_records import ExecutionResult, Trajectory
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.store import read_jsonl, write_jsonl
 from verirank_core.trajectories import RunTrajectories
-from execution.runner import execute_run
+from execution.stage import execute_run
 
 ONEPLUS = "imported/oneplus-settings-android11"
 #: (query, steps) in the phrasing of help pages written for other phones

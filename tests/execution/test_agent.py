@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support_screens import Screen, ScriptedScreenDevice
 
-from execution.agent import load_trajectory, run_episode, save_trajectory
+from execution.agent import EpisodeConfig, load_trajectory, run_episode, save_trajectory
 from execution.predict import HeuristicPredictor
 from verirank_core.execution_records import StopReason, Trajectory
 from phonesim.device import SimDevice
@@ -23,9 +23,10 @@ def predictor():
     return HeuristicPredictor(use_embeddings=False)
 
 
-def _run(world, steps, predictor, **kw):
+def _run(world, steps, predictor, out_dir=None, **settings):
     dev = SimDevice.open(world)
-    traj = run_episode(steps, predictor, dev, qid="q", url="https://example.org/howto", app=SETTINGS, **kw)
+    traj = run_episode(steps, predictor, dev, EpisodeConfig(**settings), qid="q", url="https://example.org/howto",
+                       app=SETTINGS, out_dir=out_dir)
     return traj, dev
 
 
@@ -112,8 +113,9 @@ def test_screenshot_modes_save_only_what_is_asked(predictor, tmp_path, mode, png
     shots = []
     original = dev.screenshot_png_scaled
     dev.screenshot_png_scaled = lambda scale=1.0: shots.append(scale) or original(scale)
-    traj = run_episode(["Open Settings", "Tap Display", "Turn on Dark theme"], predictor, dev, qid="q", url="u",
-                       app=SETTINGS, out_dir=tmp_path, screenshots=mode, screenshot_scale=0.5)
+    traj = run_episode(["Open Settings", "Tap Display", "Turn on Dark theme"], predictor, dev,
+                       EpisodeConfig(screenshots=mode, screenshot_scale=0.5), qid="q", url="u", app=SETTINGS,
+                       out_dir=tmp_path)
     assert traj.stop_reason == StopReason.COMPLETED
     assert sorted(p.name for p in tmp_path.glob("*.png")) == pngs
     # nothing is drawn that is not saved: the heuristic predictor never looks at the screen
@@ -198,3 +200,22 @@ def test_android9_steps_work_on_android9_only(predictor):
     assert traj9.stop_reason == StopReason.COMPLETED and dev9.simulator.goal_satisfied("device_theme_dark")
     traj13, _ = _run("android13-settings", steps, predictor)
     assert traj13.stop_reason == StopReason.NO_ACTION and "'Advanced'" in traj13.stop_detail
+
+
+def test_the_episode_config_is_built_once_from_the_execution_config(monkeypatch):
+    from verirank_core.config import load_config, parse_override
+
+    cfg = load_config(overrides=[parse_override(s) for s in (
+        "execution.max_steps=9", "execution.agent.cycle_repeats=5", "execution.judge=heuristic",
+        "execution.screenshots=none", "execution.screenshot_scale=0.25",
+        "execution.credentials_env={email: H23_TEST_EMAIL, password: H23_TEST_MISSING}")])
+    monkeypatch.setenv("H23_TEST_EMAIL", "a@example.org")
+    monkeypatch.delenv("H23_TEST_MISSING", raising=False)
+    episode = EpisodeConfig.from_execution(cfg.execution)
+    assert (episode.max_steps, episode.cycle_repeats, episode.screenshots, episode.screenshot_scale) == \
+        (9, 5, "none", 0.25)
+    # only the variables that are set become credentials; their values never enter the config
+    assert episode.extra_context == {"credentials": {"email": "a@example.org"}}
+    assert "a@example.org" not in str(cfg.to_manifest())
+    with pytest.raises(ValueError, match="screenshots must be one of"):
+        EpisodeConfig(screenshots="sometimes")

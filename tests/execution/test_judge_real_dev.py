@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 import pytest
 
-from execution.agent import run_episode
+from execution.agent import EpisodeConfig, run_episode
 from execution.judge import HeuristicJudge
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.match import normalise
@@ -131,8 +131,9 @@ def verdicts() -> list[tuple[str, bool, float, str]]:
         plan = trace_plan(steps, page["device_trace"] or [])
         device = SimDevice.open(WORLD)
         try:
-            traj = run_episode(steps, TracePredictor(plan, claim_rest=not works), device, qid=page["qid"],
-                               url=page["pid"], app=APP, query=queries[page["qid"]], max_steps=40)
+            traj = run_episode(steps, TracePredictor(plan, claim_rest=not works), device,
+                               EpisodeConfig(max_steps=40), qid=page["qid"], url=page["pid"], app=APP,
+                               query=queries[page["qid"]])
         finally:
             device.close()
         res = judge.judge(traj)

@@ -1,17 +1,17 @@
 """A worker's replies go back several to a message while pages are fast, and at once when a page is
-slow or the worker has nothing left to run (execution.runner._ReplyBatches, on a real pipe)."""
+slow or the worker has nothing left to run (execution.process_slot.ReplyBatches, on a real pipe)."""
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
 
-from execution.runner import _ReplyBatches
+from execution.process_slot import ReplyBatches
 
 
 def _pipe() -> tuple:
     parent, child = multiprocessing.Pipe()
-    return parent, _ReplyBatches(child)
+    return parent, ReplyBatches(child)
 
 
 def _messages(parent) -> list:

@@ -13,7 +13,8 @@ from collections import deque
 from verirank_core.config import load_config, parse_override
 from verirank_core.errors import DeviceError
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus
-from execution.runner import Job, PageOutput, run_pool
+from execution.jobs import Job, PageOutput
+from execution.pool import run_pool
 
 
 class ScriptedPipelinedSlot:
@@ -21,11 +22,14 @@ class ScriptedPipelinedSlot:
 
     depth = 2
 
-    def __init__(self, name: str, dies_on: set[str], log: list[tuple[str, str]]):
+    def __init__(self, name: str, dies_on: set[str], log: list[tuple[str, str]], leaves: bool = False):
         self.name, self.dies_on, self.log = name, dies_on, log
         self.held: deque[Job] = deque()
         self.lost = False
         self.max_held = 0
+        #: dying takes the device away for good, as a farm node leaving the cluster does
+        self.leaves = leaves
+        self.left = False
 
     def submit(self, job: Job, spec: str) -> None:
         self.lost = False
@@ -39,6 +43,7 @@ class ScriptedPipelinedSlot:
             self.dies_on.discard(job.url)
             self.lost = bool(self.held)
             self.held.clear()
+            self.left = self.leaves
             raise DeviceError(f"{self.name} died on {job.url}")
         return PageOutput.of(ExecutionResult(qid=job.qid, url=job.url, rank=job.rank,
                                              status=ExecutionStatus.EXECUTED, device=self.name,
@@ -46,6 +51,9 @@ class ScriptedPipelinedSlot:
 
     def dropped(self) -> bool:
         return self.lost
+
+    def retired(self) -> bool:
+        return self.left
 
     def close(self) -> None:
         pass
@@ -56,7 +64,8 @@ def _jobs(n: int) -> list[Job]:
             for i in range(n)]
 
 
-def _pool(n_pages: int, dies_on: set[str], *sets: str) -> tuple[dict[str, ExecutionResult], list, list]:
+def _pool(n_pages: int, dies_on: set[str], *sets: str,
+          leaves: tuple[str, ...] = ()) -> tuple[dict[str, ExecutionResult], list, list]:
     config = load_config(overrides=[parse_override(s) for s in
                                     ("execution.devices=[sim:a, sim:b]", "execution.route_by_world=false", *sets)])
     log: list[tuple[str, str]] = []
@@ -64,7 +73,8 @@ def _pool(n_pages: int, dies_on: set[str], *sets: str) -> tuple[dict[str, Execut
     names = iter(["A", "B"])
 
     def make_slot() -> ScriptedPipelinedSlot:
-        slots.append(ScriptedPipelinedSlot(next(names), dies_on, log))
+        name = next(names)
+        slots.append(ScriptedPipelinedSlot(name, dies_on, log, leaves=name in leaves))
         return slots[-1]
 
     outputs: list[PageOutput] = []
@@ -100,3 +110,29 @@ def test_a_failed_page_is_retried_on_the_other_device() -> None:
     assert first.status == ExecutionStatus.EXECUTED and first.attempts == 2
     died_on = next(name for name, url in log if url == "http://site.test/p0")
     assert first.device != died_on
+
+
+def _slot_of(log: list[tuple[str, str]], url: str) -> str:
+    return next(name for name, u in log if u == url)
+
+
+def test_a_device_that_left_takes_no_more_pages_and_its_pages_run_on_the_others() -> None:
+    results, log, _ = _pool(16, {"http://site.test/p3"}, "execution.max_attempts=3", leaves=("A", "B"))
+    left = _slot_of(log, "http://site.test/p3")
+    # the page it died on was re-run on the device that stayed, and so was every page after
+    assert set(results) == {f"http://site.test/p{i}" for i in range(16)}
+    assert all(r.status == ExecutionStatus.EXECUTED for r in results.values())
+    assert results["http://site.test/p3"].device != left
+    died_at = next(i for i, (name, url) in enumerate(log) if url == "http://site.test/p3")
+    assert not [url for name, url in log[died_at + 1:] if name == left]
+
+
+def test_when_every_device_left_the_pages_left_are_device_failed_and_none_is_lost() -> None:
+    every = {f"http://site.test/p{i}" for i in range(10)}
+    results, log, _ = _pool(10, set(every), "execution.max_attempts=3", leaves=("A", "B"))
+    assert len(log) == 2  # each device died on its first page and took no other
+    assert set(results) == every
+    assert all(r.status == ExecutionStatus.DEVICE_FAILED for r in results.values())
+    assert all("no device left" in r.reason for r in results.values())
+    for _, url in log:  # the pages the devices died on say so too
+        assert "died on" in results[url].reason

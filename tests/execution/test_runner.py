@@ -11,7 +11,7 @@ import pytest
 from verirank_core.device import Device
 from execution.devices import open_device
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, StopReason
-from execution.runner import execute_run
+from execution.stage import execute_run
 from verirank_core.trajectories import RunTrajectories
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.config import load_config, parse_override
@@ -77,7 +77,7 @@ class FlakyDevice(Device):
 def test_every_page_gets_one_record_and_a_trajectory(tmp_path: Path) -> None:
     run = _make_run(tmp_path)
     cfg = _config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]")
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from verirank_core.stages import run_stages
     from verirank_core.store import RunDir
 
@@ -265,9 +265,10 @@ def test_a_page_whose_screens_did_not_survive_runs_again_on_resume(tmp_path: Pat
 
 
 def test_missing_extraction_is_a_clear_error(tmp_path: Path) -> None:
-    from verirank_core.errors import ExecutionError
+    """Called without the runner too, the stage names the command that writes what it lacks."""
+    from verirank_core.errors import StoreError
 
-    with pytest.raises(ExecutionError, match="extraction.jsonl not found"):
+    with pytest.raises(StoreError, match=r"extraction.jsonl not found: run `verirank extract .*` first"):
         execute_run(tmp_path, _config())
 
 

@@ -18,7 +18,8 @@ from support_served_sim import ServedSim
 
 from verirank_core.execution_records import ExecutionResult
 from verirank_core.trajectories import RunTrajectories
-from execution.runner import choose_executor, execute_run
+from execution.executors import choose_executor
+from execution.stage import execute_run
 from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
 from verirank_core.config import load_config, parse_override
 from verirank_core.store import read_jsonl, write_jsonl
@@ -451,7 +452,7 @@ def test_warm_up_starts_the_fork_server_for_several_simulators(tmp_path: Path) -
     import multiprocessing.forkserver as forkserver
     import os
 
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from verirank.demo import sim_execution
 
     ExecuteStage().warm_up(_config(f"execution.devices=[sim:{WORLD}, sim:{WORLD}]"))

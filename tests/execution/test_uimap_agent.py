@@ -215,7 +215,7 @@ def test_the_config_flag_reaches_the_predictor():
 
 
 def test_runner_counts_repairs_and_the_feature_ranks_repaired_pages_lower(tmp_path: Path):
-    from execution.runner import execute_run
+    from execution.stage import execute_run
     from verirank_core.extraction_records import Extraction, ExtractionStatus, GroundedStep, Query
     from ranking.features import build_feature_table
 

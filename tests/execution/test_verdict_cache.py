@@ -19,7 +19,8 @@ from typing import Callable
 import pytest
 import yaml
 
-from execution.runner import ExecuteStage, StageParts, build_parts, execute_run
+from execution.jobs import StageParts, build_parts
+from execution.stage import ExecuteStage, execute_run
 from execution.verdict_cache import VERDICT_CACHE_ENV, DeviceIdentity, VerdictCache, agent_fingerprint
 from phonesim.device import SimDevice
 from phonesim.world import load_world, resolve_world

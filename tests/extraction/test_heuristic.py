@@ -256,3 +256,27 @@ def test_other_platform_steps_are_kept_and_their_platform_recorded(encoder):
     assert kept.steps == ["Open Settings and tap General.", "Tap Keyboard, then Keyboards."]
     assert kept.stated_platform == "ios" and "written for ios" in kept.reason
     assert HeuristicExtractor(ExtractConfig(other_platform="refuse"), encoder).extract(query, ios_only).steps == []
+
+
+def test_faq_answer_steps_are_clean_and_the_question_and_outcomes_are_context(extractor):
+    """A disclosure FAQ: the answer under the query's question, its outcome sentence kept aside."""
+    html = b"""<html lang="en"><head><title>Android settings: frequently asked questions</title></head><body>
+    <h1>Android settings: frequently asked questions</h1>
+    <details><summary>How do I change the wallpaper?</summary><div>
+      <p>Long-press an empty part of the home screen.</p><p>Tap Wallpapers and pick one.</p></div></details>
+    <details><summary>How do I allow apps from unknown sources?</summary><div>
+      <p>Open your phone's Settings app.</p>
+      <p>Tap Apps &amp; notifications and then Advanced and then Special app access.</p>
+      <p>Tap Install unknown apps. A list of apps appears.</p>
+      <p>Tap the app you want to allow.</p><p>Turn on Allow from this source.</p>
+      <p>Note: you can turn it off again at any time.</p></div></details>
+    </body></html>"""
+    page = clean_page(html, url="http://faq.test/", qid="q")
+    out = extractor.extract(Query(qid="q", query="how to allow apps from unknown sources on android"), page)
+    assert out.steps[0] == "Open your phone's Settings app."
+    assert out.steps[-1] == "Turn on Allow from this source."
+    assert "Tap Install unknown apps." in out.steps
+    assert not any("Wallpapers" in s or "appears" in s for s in out.steps)
+    assert out.context[0] == "How do I allow apps from unknown sources?"
+    assert "A list of apps appears." in out.context
+    assert not any(s.startswith("Note") for s in out.steps)

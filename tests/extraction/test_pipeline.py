@@ -84,6 +84,9 @@ def test_run_stage1_end_to_end_with_expected_statuses(tmp_path, encoder):
         if e.status == ExtractionStatus.OK:
             assert e.steps and all(s.xpath and s.snippet for s in e.steps)
             assert e.query and e.extractor == "heuristic"
+    # the heading each page's steps sit under travels with them as context, never as a step
+    titled = [e for e in extractions if e.has_steps and e.context]
+    assert titled and all(c not in {s.text for s in e.steps} for e in titled for c in e.context)
     missing = next(e for e in extractions if e.url.endswith("/missing.html"))
     assert "http_error" in missing.reason and "404" in missing.reason
     blank = next(e for e in extractions if e.url.endswith("/blank.html"))
@@ -189,7 +192,7 @@ def test_make_extractor_registry(encoder):
 
 
 def test_extract_without_pages_is_a_clear_error(tmp_path):
-    with pytest.raises(StoreError, match="pages.jsonl does not exist; run `verirank fetch"):
+    with pytest.raises(StoreError, match=r"pages.jsonl not found: run `verirank fetch .*` first"):
         extract_pages(RunDir(tmp_path), load_config())
 
 
@@ -253,3 +256,10 @@ def test_rows_below_top_n_and_bad_lines_each_get_a_counted_record(tmp_path, enco
     assert all(r["reason"] for r in rejected)
     manifest = {s["stage"]: s["counts"] for s in RunDir(out).read_manifest()["stages"]}
     assert manifest["fetch"]["beyond_top_n"] == 2 and manifest["search"]["rejected_results"] == 2
+
+
+def test_records_written_before_the_context_field_still_read():
+    old = {"qid": "q", "url": "http://a.test/", "rank": 1, "status": "ok", "steps": [{"index": 0, "text": "Tap X"}]}
+    rec = Extraction.model_validate(old)
+    assert rec.context == [] and rec.has_steps
+    assert Extraction.model_validate({**old, "context": ["On Samsung phones"]}).context == ["On Samsung phones"]

@@ -340,7 +340,7 @@ def test_the_notification_shade_gear_opens_settings(imported):
 
 @pytest.mark.parametrize("name", ["oneplus", "oneplus.json"])
 def test_the_path_import_apk_prints_opens_as_a_sim_device_with_or_without_suffix(tmp_path, name):
-    from execution.runner import device_opener
+    from execution.slots import device_opener
     from verirank.cli import app
     from verirank_core.config import load_config
 

@@ -65,6 +65,7 @@ WORKED_EXAMPLE_VALUES = {
     "F17": 0.75, "F18": 1 / 3,
     "n_deviations_norm": 0.25,
     "n_repairs_norm": 0.0,
+    "platform_match": 0.5, "device_match": 0.5,
 }
 
 

@@ -109,3 +109,18 @@ def test_the_path_is_under_the_run_unless_absolute(tmp_path: Path) -> None:
     assert cache_path_for(tmp_path, "cache/vectors.sqlite") == tmp_path / "cache" / "vectors.sqlite"
     assert cache_path_for(tmp_path, str(tmp_path / "shared.sqlite")) == tmp_path / "shared.sqlite"
     assert cache_path_for(tmp_path, None) is None and cache_path_for(tmp_path, "") is None
+
+
+def test_the_machine_wide_default_gives_way_to_the_environment_but_a_named_path_does_not(
+        tmp_path: Path, monkeypatch) -> None:
+    from verirank_core.config import load_config
+    from verirank_core.vector_cache import MACHINE_CACHE, MACHINE_CACHE_ENV
+
+    assert load_config().execution.vector_cache == MACHINE_CACHE  # every run of the user shares one file
+    monkeypatch.delenv(MACHINE_CACHE_ENV, raising=False)
+    assert cache_path_for(tmp_path, MACHINE_CACHE) == Path.home() / ".cache" / "verirank" / "vectors.sqlite"
+    monkeypatch.setenv(MACHINE_CACHE_ENV, "cache/vectors.sqlite")
+    assert cache_path_for(tmp_path, MACHINE_CACHE) == tmp_path / "cache" / "vectors.sqlite"
+    assert cache_path_for(tmp_path, str(tmp_path / "mine.sqlite")) == tmp_path / "mine.sqlite"
+    monkeypatch.setenv(MACHINE_CACHE_ENV, "off")
+    assert cache_path_for(tmp_path, MACHINE_CACHE) is None

@@ -6,12 +6,15 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, ParamSpec, TypeVar
 
 import typer
 
 from verirank_core.config import RunConfig, load_config, parse_override
 from verirank_core.errors import VerirankError
+
+if TYPE_CHECKING:
+    from verirank_core.stages import Counts, Stage
 
 ConfigOpt = typer.Option(
     None, "--config", "-c", help="YAML config file(s) merged over configs/default.yaml.",
@@ -34,14 +37,14 @@ def setup_env() -> None:
 def resolve_config(
     config_files: Optional[list[Path]],
     sets: Optional[list[str]],
-    flags: Optional[dict[str, Any]] = None,
+    flags: Optional[Mapping[str, object]] = None,
 ) -> RunConfig:
     """Defaults < YAML files < --set < dedicated flags (flags given as dotted keys)."""
     overrides = [parse_override(s) for s in sets or []]
     for dotted, value in (flags or {}).items():
         if value is None:
             continue
-        node: Any = value
+        node: object = value
         for part in reversed(dotted.split(".")):
             node = {part: node}
         overrides.append(node)
@@ -53,11 +56,15 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
     return typer.Exit(code)
 
 
-def friendly_errors(fn: Callable) -> Callable:
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def friendly_errors(fn: Callable[P, T]) -> Callable[P, T]:
     """Turn verirank's own errors into one red line and exit code 2."""
 
     @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         setup_env()
         try:
             return fn(*args, **kwargs)
@@ -71,7 +78,7 @@ def friendly_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", unit: str = "it"):
+def progress(iterable: Optional[Iterable[object]] = None, total: Optional[int] = None, desc: str = "", unit: str = "it"):
     """A tqdm progress bar on stderr; VERIRANK_NO_PROGRESS=1 hides it, =0 forces it."""
     from tqdm.auto import tqdm
 
@@ -82,7 +89,7 @@ def progress(iterable: Any = None, total: Optional[int] = None, desc: str = "", 
                 dynamic_ncols=True)
 
 
-def summary(stage: str, counts: dict[str, Any]) -> str:
+def summary(stage: str, counts: Counts) -> str:
     """One line such as ``extract: pages=20 ok=14 no_steps=5 ...`` (zero counts left out)."""
     shown = " ".join(f"{k}={v}" for k, v in counts.items() if v not in (0, None, "", [], {}))
     line = f"{stage}: {shown or 'nothing to do'}"
@@ -93,7 +100,7 @@ def summary(stage: str, counts: dict[str, Any]) -> str:
     return line
 
 
-def run_one(run_dir: Path, cfg: Any, stage: Any) -> dict[str, Any]:
+def run_one(run_dir: Path, cfg: RunConfig, stage: Stage) -> Counts:
     """Run one stage through the runner (which logs it in DIR/manifest.json); returns its counts."""
     from verirank_core.stages import run_stages
     from verirank_core.store import RunDir

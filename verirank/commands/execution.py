@@ -17,7 +17,8 @@ def execute(
         None, "--devices", "-d",
         help="Comma-separated device specs: sim:WORLD (bundled world name or world file) or "
              "adb:SERIAL (a phone, an emulator, or 127.0.0.1:PORT from `verirank sim serve`). "
-             "Repeat a spec to run several devices of the same kind in parallel.",
+             "Repeat a spec to run several devices of the same kind in parallel. `farm`: every phone "
+             "the nodes of a Ray farm advertise (docs/farm.md).",
     ),
     executor: Optional[str] = typer.Option(
         None, help="auto (default: a process per device for several sim: devices and at least "
@@ -46,7 +47,7 @@ def execute(
 
       verirank execute runs/mine --devices adb:emulator-5554 --set execution.reset=pm-clear
     """
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
 
     flags = {
         "execution.devices": [d.strip() for d in devices.split(",") if d.strip()] if devices else None,

@@ -1,7 +1,7 @@
 """`verirank run`: chain the pipeline's stages over one run directory.
 
 The stages are the stage objects of each stage package (``extraction/pipeline.py``,
-``execution/runner.py``, ``ranking/pipeline.py``), run in order by the one runner
+``execution/stage.py``, ``ranking/pipeline.py``), run in order by the one runner
 (:func:`verirank_core.stages.run_stages`), which logs each in ``DIR/manifest.json``.
 Every stage resumes, so re-running the same command after an interruption
 finishes the work.
@@ -10,7 +10,7 @@ finishes the work.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import typer
 
@@ -18,7 +18,7 @@ from verirank.commands._common import ConfigOpt, SetOpt, friendly_errors, progre
 from verirank_core.config import RunConfig
 from verirank_core.errors import ConfigError
 from verirank_core.resources import BUNDLED_MODEL
-from verirank_core.stages import Stage, StageOutcome, run_stages
+from verirank_core.stages import Counts, Stage, StageOutcome, run_stages
 from verirank_core.store import RunDir
 
 #: where --quickstart writes when no --out is given
@@ -31,7 +31,7 @@ STAGE_NAMES = ("search", "fetch", "extract", "execute", "features", "rerank")
 def pipeline_stages(queries: Optional[Path], serp: Optional[Path] = None, qrels: Optional[Path] = None,
                     model: Optional[str] = None) -> list[Stage]:
     """The stages of `verirank run`, in order."""
-    from execution.runner import ExecuteStage
+    from execution.stage import ExecuteStage
     from extraction.pipeline import ExtractStage, FetchStage, SearchStage
     from ranking.pipeline import FeaturesStage, RerankStage
 
@@ -44,7 +44,7 @@ def _describe(name: str, outcome: StageOutcome) -> str:
 
 
 def run_pipeline(run_dir: RunDir, cfg: RunConfig, stages: list[Stage], until: Optional[str] = None,
-                 echo: Callable[[str], None] = typer.echo) -> dict[str, dict[str, Any]]:
+                 echo: Callable[[str], None] = typer.echo) -> dict[str, Counts]:
     """Run ``stages`` in order (up to and including ``until``); returns each stage's counts."""
     outcomes = run_stages(run_dir, cfg, stages, pipeline="run", progress=progress, echo=echo, until=until,
                           describe=_describe)
@@ -66,7 +66,7 @@ def run(
     ),
     extractor: Optional[str] = typer.Option(None, "--extractor", "-e", help="heuristic (default) or llm."),
     devices: Optional[str] = typer.Option(
-        None, "--devices", "-d", help="Comma-separated device specs for stage 2: sim:WORLD or adb:SERIAL.",
+        None, "--devices", "-d", help="Comma-separated device specs for stage 2: sim:WORLD or adb:SERIAL, or `farm` for every phone a Ray farm advertises (docs/farm.md).",
     ),
     model: Optional[str] = typer.Option(
         None, "--model", "-m", help="Ranker for the rerank stage: a saved model dir or MLflow URI "

@@ -128,8 +128,16 @@ def serve_cmd(
     world: str = typer.Argument(..., help="A bundled world name or a world file."),
     port: int = typer.Option(5555, "--port", "-p", help="TCP port to listen on."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    latency: str = typer.Option(
+        "", "--latency", help="Answer as slowly as a phone: NAME=SECONDS pairs, e.g. dump=1.0,tap=0.3,screenshot=0.4, "
+                              "optionally after the profile 'phone' (phone,dump=2). Names: dump, screenshot, tap, "
+                              "swipe, key, text (input: all four), launch, shell, pull. Default: no delay."),
 ) -> None:
-    """Serve a simulated phone over the ADB protocol (then: adb connect HOST:PORT, or --devices adb:HOST:PORT)."""
+    """Serve a simulated phone over the ADB protocol (then: adb connect HOST:PORT, or --devices adb:HOST:PORT).
+
+    With --latency each operation waits on the served side (a sleep, not CPU) as long as it takes
+    on a phone, so several served simulators behave like a farm of phones (docs/adb.md).
+    """
     try:
         from phonesim.adb_server import serve_forever
     except ModuleNotFoundError as exc:
@@ -137,14 +145,17 @@ def serve_cmd(
             raise
         raise fail("the ADB protocol server (phonesim/adb_server.py) is not available in this install") from None
     from phonesim.device import SimDevice
+    from phonesim.latency import Latency
 
+    delays = Latency.parse(latency)  # a bad spec is a VerirankError: one red line, before the world loads
     device = SimDevice.open(world)
 
     def ready(bound: int) -> None:
-        typer.echo(f"serving {device.spec} ({device.world.device.model}, Android {device.world.device.os_version}) "
-                   f"on {host}:{bound}; connect with: adb connect {host}:{bound}  (Ctrl-C to stop)")
+        slow = f", latency {delays.describe()}" if delays else ""
+        typer.echo(f"serving {device.spec} ({device.world.device.model}, Android {device.world.device.os_version}"
+                   f"{slow}) on {host}:{bound}; connect with: adb connect {host}:{bound}  (Ctrl-C to stop)")
 
-    serve_forever(device, host=host, port=port, ready=ready)
+    serve_forever(device, host=host, port=port, ready=ready, latency=delays)
 
 
 def register(app: typer.Typer) -> None:

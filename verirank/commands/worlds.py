@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from verirank.commands._common import friendly_errors
+from verirank_core.json_types import JSONObject
 from verirank_core.resources import IMPORTED_WORLDS_DIR
 
 worlds_app = typer.Typer(
@@ -22,7 +23,7 @@ worlds_app = typer.Typer(
 IMPORTED_DIR = IMPORTED_WORLDS_DIR
 
 
-def _write_world(doc: dict[str, Any], out: Path) -> Path:
+def _write_world(doc: JSONObject, out: Path) -> Path:
     """Write the world as JSON; returns the absolute path written, ready for ``sim:PATH``."""
     from verirank_core.store import atomic_write_text
 
@@ -34,7 +35,7 @@ def _write_world(doc: dict[str, Any], out: Path) -> Path:
     return out
 
 
-def _write_report(report: dict[str, Any], path: Optional[Path]) -> None:
+def _write_report(report: JSONObject, path: Optional[Path]) -> None:
     if path is not None:
         from verirank_core.store import atomic_write_json
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from verirank_core.execution_records import ExecutionResult, ExecutionStatus, Trajectory
 from verirank_core.extraction_records import Extraction, Query, SearchResult
 from verirank_core.ranking_records import RankedItem
 from verirank_core.errors import SchemaError, StoreError
+from verirank_core.json_types import JSONObject
 from verirank_core.store import read_json, read_jsonl
 from verirank_core.trajectories import RunTrajectories
 
@@ -86,8 +87,8 @@ class ReportData:
     run_dir: Path
     queries: list[QueryView]
     #: the demo's evaluation (summary.json), if any
-    summary: Optional[dict[str, Any]] = None
-    manifest: dict[str, Any] = field(default_factory=dict)
+    summary: Optional[JSONObject] = None
+    manifest: JSONObject = field(default_factory=dict)
 
     def count(self, predicate) -> int:
         return sum(1 for q in self.queries for p in q.original if predicate(p))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from verirank_core.execution_records import StepRecord, Trajectory
 
@@ -69,7 +69,7 @@ def evidence_file(step: int, kind: str) -> str:
     return f"evidence_{step + 1:02d}_{kind}.png"
 
 
-def _bounds(value: Any) -> Optional[tuple[int, int, int, int]]:
+def _bounds(value: object) -> Optional[tuple[int, int, int, int]]:
     if isinstance(value, (list, tuple)) and len(value) == 4 and all(isinstance(v, (int, float)) for v in value):
         x1, y1, x2, y2 = (int(v) for v in value)
         if x2 > x1 and y2 > y1:
@@ -77,7 +77,8 @@ def _bounds(value: Any) -> Optional[tuple[int, int, int, int]]:
     return None
 
 
-def _find(controls: list[dict[str, Any]], label: Optional[str], resource_id: Optional[str]):
+def _find(controls: list[dict[str, object]], label: Optional[str],
+          resource_id: Optional[str]) -> Optional[dict[str, object]]:
     """The control with ``label`` (and ``resource_id`` when both have one) on a screen."""
     if not label:
         return None

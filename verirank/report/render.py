@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as _dt
 from html import escape
-from typing import Any, Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional
 from urllib.parse import urlsplit
 
 from verirank_core.execution_records import ExecutionStatus, StepRecord
+from verirank_core.json_types import JSONValue
 from verirank.report.annotate import action_caption
 from verirank.report.collect import PageView, QueryView, ReportData
 from verirank.report.evidence import FINAL_SHOT, evidence_file, page_evidence, step_shot
@@ -29,7 +30,7 @@ Shots = Mapping[tuple[str, str], Shot]
 _QUERY_METRICS = ("MRR", "NDCG@5")
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
@@ -102,7 +103,7 @@ def _cards(data: ReportData) -> str:
     return f'<div class="cards">{cells}</div>'
 
 
-def summary_table(summary: Mapping[str, Any]) -> str:
+def summary_table(summary: Mapping[str, JSONValue]) -> str:
     """The Table 5-style evaluation: one row per system, p-values against the baseline."""
     metrics = summary.get("metrics", [])
     rows = summary.get("rows", [])
@@ -248,7 +249,7 @@ def _extraction_block(page: PageView) -> str:
     return "".join(out)
 
 
-def _facts(pairs: Iterable[tuple[str, Any]]) -> str:
+def _facts(pairs: Iterable[tuple[str, object]]) -> str:
     cells = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in pairs if v not in (None, ""))
     return f'<dl class="facts">{cells}</dl>'
 
@@ -271,7 +272,7 @@ def _execution_block(page: PageView) -> str:
     return f"<h3>Execution</h3>{facts}{_judge_block(ex.judge_detail)}"
 
 
-def _judge_block(detail: list[dict[str, Any]]) -> str:
+def _judge_block(detail: list[dict[str, object]]) -> str:
     """Per-step judgements as a table; other entries (the overall verdict) as notes."""
     steps = [d for d in detail if "step" in d]
     notes = [d for d in detail if "step" not in d]
@@ -290,7 +291,7 @@ def _judge_block(detail: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def _yes_no(value: Any) -> str:
+def _yes_no(value: object) -> str:
     if value is True:
         return '<span class="sig">yes</span>'
     if value is False:
