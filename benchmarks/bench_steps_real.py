@@ -15,9 +15,10 @@ grounded steps with the steps a person labelled:
 * any-steps recall: the share of those texts with any steps extracted;
 * false extractions: the share of texts without labelled steps (not
   instructions for the task: unrelated pages, steps for a neighbouring control
-  or another app) that got steps; target <= 0.02. Reported per variant too,
-  since a near miss (steps for the switch beside the goal) reads like the
-  goal's steps and is left to stage 2 to find out.
+  or another app) that got steps; target <= 0.02. Reported per variant too
+  (``false_rate_unrelated``: pages with no instructions at all), since a near
+  miss (steps for the switch beside the goal) reads like the goal's steps and
+  is left to stage 2 to find out.
 
 Prints a table and writes benchmarks/results/steps_real.json (with the
 pages missed per structure, for reading).
@@ -112,6 +113,10 @@ def summarise(outcomes: list[Outcome]) -> dict:
             "false_extractions": sum(bool(o.steps) for o in neg),
             "false_rate": round(sum(bool(o.steps) for o in neg) / len(neg), 3) if neg else None,
             "false_by_variant": {v: f"{n}/{m}" for v, (n, m) in sorted(by_variant.items())},
+            # pages with no instructions at all (the held-out measure's kind of negative); near
+            # misses and other apps' steps read like the task's and are stage 2's to tell apart
+            "false_rate_unrelated": (round(by_variant["unrelated"][0] / by_variant["unrelated"][1], 3)
+                                     if "unrelated" in by_variant else None),
         }
 
     structures = sorted({o.structure for o in outcomes}, key=STRUCTURES.index)
@@ -162,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     ok = all((f["strict_recall"] or 0) >= TARGET_STRICT for f in summary["structures"].values())
     print(f"{len(pages)} pages in {elapsed:.1f} s ({len(pages) / elapsed:.1f} pages/s); "
           f"strict recall >= {TARGET_STRICT} in every structure: {'yes' if ok else 'no'}; "
-          f"false extractions overall {summary['overall']['false_rate']} (target <= {TARGET_FALSE})")
+          f"false extractions overall {summary['overall']['false_rate']}, on pages without instructions "
+          f"{summary['overall']['false_rate_unrelated']} (target <= {TARGET_FALSE})")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
         "benchmark": "steps_real", "quick": args.quick, "pages": len(pages), "seconds": round(elapsed, 1),

@@ -395,7 +395,7 @@ class _Loop:
             pred = predictor.predict(ctx)
             t_predicted = time.perf_counter()
             if pred is None:
-                reason = memory.pop("stuck_reason", None) or f"no action found for step {step_index + 1}"
+                reason = ctx.stuck_reason or f"no action found for step {step_index + 1}"
                 return _Ending(StopReason.NO_ACTION, reason, ui, xml)
             attributed = min(max(pred.step_index, 0), len(instructions) - 1)
             if evidence is not None and "png" in shot:

@@ -52,6 +52,7 @@ understand see list spend develop learn gather peel prepare plant wrap place cut
 serve avoid skip host decorate personalize personalise let give get bring write read run build apply ask put
 fill pour mix water grow know consider remember prune feed cover separate pin fold sew iron wash rinse
 scale opt forgo trim limit reduce buy shop invite cook bake rent borrow split hire hang print play stick leave throw
+verify ensure charge repeat
 """.split())
 
 #: nouns of a phone's UI; a step that names one reads like an instruction
@@ -68,7 +69,7 @@ _DISCOURSE = re.compile(r"^(?:(?:first|second|third|next|then|finally|now|lastly
 _MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.):]\s+(?=\S)|(\d{1,2})\s*[.):]?\s*$)\s*",
                      re.I)
 #: crawl artefacts before a step: reference marks ("[3] Open ...") and an image caption
-#: with the step's number ("Image titled Encrypt a Phone Step 3 2 Tap Security")
+#: with the crawl's numbers ("Image titled Encrypt a Phone Step 3 2 Tap Security")
 _REFERENCE = re.compile(r"^\s*(?:\[\d{1,3}\]\s*)+")
 _CAPTION = re.compile(r"^\s*Image titled\b.{0,120}?\bStep\s+(\d{1,2})\s+(?:(\d{1,2})\b\s*)?", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
@@ -127,15 +128,15 @@ class Block:
 def strip_marker(text: str) -> tuple[Optional[int], str]:
     """("Step 2: Tap Display") -> (2, "Tap Display"); unnumbered text -> (None, text).
 
-    Crawl artefacts go too: "[3] Open Settings" -> (None, "Open Settings"), "Image titled
-    ... Step 3 2 Tap Security" -> (None, "Tap Security").
+    Reference marks go too: "[3] Open Settings" -> (None, "Open Settings"). An image
+    caption ("Image titled ... Step 3 2 Tap Security") stays: it is page text, and its
+    numbers are the crawl's, not the page's; ``is_imperative`` reads past it.
     """
     text = _REFERENCE.sub("", text)
     m = _MARKER.match(text)
     number = int(m.group(1) or m.group(2) or m.group(3)) if m else None
     rest = text[m.end():] if m else text
-    # the caption's own numbers are the crawl's, not the page's: the page's marker counts
-    return number, _CAPTION.sub("", _REFERENCE.sub("", rest), count=1).strip()
+    return number, _REFERENCE.sub("", rest).strip()
 
 
 #: a place or condition before the action: "On your Android device, download ...",
@@ -145,7 +146,7 @@ _LEAD_CLAUSE = re.compile(r"^(?:on|from|in|under|at|within|inside|once|after|whe
 
 
 def _first_word(text: str) -> str:
-    text = _DISCOURSE.sub("", strip_marker(text)[1])
+    text = _DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))
     for _ in range(2):  # "In your Settings, under "Security," turn off ..."
         text = _DISCOURSE.sub("", _LEAD_CLAUSE.sub("", text))
     m = _WORD.search(text[:40])

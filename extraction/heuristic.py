@@ -314,7 +314,10 @@ class HeuristicExtractor(Extractor):
                    + (0.05 if brand and brands[id(s)] == brand else 0.0))
         # a block inside a bigger candidate (a paragraph of one step's body) stands for
         # that candidate when it is about as relevant: the page's steps are the whole of it
-        outer = [s for s in fitting if s is not best and s.block.first <= best.block.first
+        # (a block for another platform counts too: the winner may be the neutral tail of an
+        # iPhone answer, and steps that start midway cannot start on the device at all)
+        holders = relevant if cfg.other_platform == "accept" else fitting
+        outer = [s for s in holders if s is not best and s.block.first <= best.block.first
                  and s.block.last >= best.block.last and _size(s.block) > _size(best.block)
                  and s.relevance >= best.relevance - 0.15]
         if outer:
@@ -343,6 +346,6 @@ class HeuristicExtractor(Extractor):
             reason=f"{best.block.kind} block{where} (relevance {best.relevance:.2f}, how-to {best.howto:.2f})"
                    + "".join(f"; {n}" for n in notes),
             stated_platform=stated,
-            stated_device=brands[id(best)] or brand_of(page.title),
+            stated_device=block_brand(best.block) or brand_of(page.title),
             context=context,
         )

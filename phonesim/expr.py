@@ -24,10 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, Optional, Union
-
-if TYPE_CHECKING:
-    from phonesim.world import VarSpec
+from typing import Callable, Mapping, Optional, Protocol, Union
 
 __all__ = ["ExprError", "Expr", "Template", "compile_expr", "compile_template"]
 
@@ -38,6 +35,16 @@ State = Mapping[str, Value]
 Evaluator = Callable[[State], Value]
 #: ("lit", value), ("op", symbol) or ("name", variable)
 Token = tuple[str, Value]
+
+
+class VarInfo(Protocol):
+    """What the checker reads of a state variable (a :class:`phonesim.world.VarSpec`)."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def options(self) -> list[str]: ...
 
 
 class ExprError(ValueError):
@@ -99,11 +106,11 @@ def _tokenize(src: str) -> list[Token]:
 class _Parser:
     """Recursive descent over the token list; returns (closure, static type, names)."""
 
-    def __init__(self, src: str, variables: Optional[Mapping[str, VarSpec]]):
+    def __init__(self, src: str, variables: Optional[Mapping[str, VarInfo]]):
         self.src = src
         self.tokens = _tokenize(src)
         self.i = 0
-        self.variables = variables  # name -> VarSpec-like (has .type and .options) or None
+        self.variables = variables
         self.names: set[str] = set()
 
     def peek(self) -> Optional[Token]:
@@ -205,7 +212,7 @@ class _Parser:
                 raise ExprError(f"contains needs a text variable, {var_side[1]} is {vtype}")
 
 
-def compile_expr(src: str, variables: Optional[Mapping[str, VarSpec]] = None) -> Expr:
+def compile_expr(src: str, variables: Optional[Mapping[str, VarInfo]] = None) -> Expr:
     """Parse ``src``; with ``variables`` (name -> VarSpec) also check names and literal types."""
     if not isinstance(src, str):
         raise ExprError(f"an expression must be a string, got {src!r}")
@@ -248,7 +255,7 @@ class Template:
         return "".join(out)
 
 
-def compile_template(src: str, variables: Optional[Mapping[str, VarSpec]] = None) -> Template:
+def compile_template(src: str, variables: Optional[Mapping[str, VarInfo]] = None) -> Template:
     """Split ``src`` into literal text and placeholders; check names against ``variables``."""
     if "{" not in src and "}" not in src:
         return Template(source=src, names=frozenset(), _parts=(src,) if src else ())  # plain text: most texts

@@ -52,6 +52,8 @@ class PredictContext:
     ui_map: Optional[Any] = None
     #: the knowledge cards of this app on this device (``execution.knowledge.KnowledgeBase``)
     knowledge: Optional[Any] = None
+    #: why ``predict`` returned None, set by the predictor: the episode's no_action detail
+    stuck_reason: Optional[str] = None
     _screenshot_fn: Optional[Callable[[], bytes]] = None
     _screenshot: Optional[bytes] = None
 
@@ -108,7 +110,10 @@ class ActionPredictor(ABC):
 
     @abstractmethod
     def predict(self, ctx: PredictContext) -> Optional[Prediction]:
-        """The next action, or None when no action can be found (stop reason no_action)."""
+        """The next action, or None when no action can be found (stop reason no_action).
+
+        Before returning None a predictor may say why in ``ctx.stuck_reason``.
+        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

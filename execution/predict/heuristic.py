@@ -29,7 +29,7 @@ with their intents, ``execution/predict/steps.py``). ``predict`` takes the curre
    back: ``scroll``/``search``) and reflection (go back once and retry the earlier step's
    runner-up: ``reflection``). An item found only after going back is recorded as that repair.
 
-When nothing is left it returns None and leaves the reason in ``ctx.memory["stuck_reason"]``.
+When nothing is left it returns None and leaves the reason in ``ctx.stuck_reason``.
 All per-episode state is the typed :class:`~execution.predict.plan.PlanState` in
 ``ctx.memory["heuristic"]``, so one predictor object can serve many episodes and threads.
 """
@@ -153,7 +153,7 @@ class HeuristicPredictor(Repairs, ActionPredictor):
                 notes.append(result.why)
                 continue
             if result is None:
-                ctx.memory["stuck_reason"] = self._stuck_reason(item.intent, ctx, matcher)
+                ctx.stuck_reason = self._stuck_reason(item.intent, ctx, st, matcher)
                 return None
             if notes:
                 result.action.rationale = "; ".join(notes + [result.action.rationale])
@@ -318,6 +318,14 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         words = name.split()
         return name.replace(" ", "") in parts or all(w in parts for w in words)
 
+    @staticmethod
+    def _names_app(target: str, ctx: PredictContext) -> bool:
+        """``target`` says the episode's app by one of its names ("main Settings") or its gear icon."""
+        t = f" {normalise(target)} "
+        names = {n for n, p in KNOWN_APPS.items() if p == ctx.app} | {(ctx.app or "").rsplit(".", 1)[-1].lower()}
+        names |= {n.removesuffix("s") for n in names}
+        return any(n and f" {n} " in t for n in names) or bool(re.search(r" (?:gear|cog|cogwheel) ", t))
+
     def _open(self, intent: Intent, ctx: PredictContext, matcher: Matcher):
         ui, target = ctx.ui, intent.target or ""
         if self._in_app(target, ui):
@@ -329,9 +337,9 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         if ui.title and lexical_score(target, ui.title) >= 0.9:
             return Satisfied(f"already on the {ui.title!r} screen")
         pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
-        if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history) and pkg in (None, ctx.app):
-            # the episode launched the page's app; "Open <app name>" is the first thing pages say
-            # (never when the page names another app it knows: "open the Google Maps app")
+        if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history) and self._names_app(target, ctx):
+            # the episode launched the page's app; "Open the main Settings" is the first thing pages say
+            # (never another app: "open Datally", "open the Google Maps app")
             return Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
         if ctx.ui_map is not None and ctx.ui_map.find(target) and ctx.ui.package == ctx.ui_map.app:
             return None  # a screen of this app has that name ("Open Settings" in a calendar): route to it
@@ -397,7 +405,7 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         if value is None and intent.credential:
             value = (ctx.extra.get("credentials") or {}).get(intent.credential)
             if value is None:
-                ctx.memory["stuck_reason"] = f"no {intent.credential!r} in the credentials for a type step"
+                st.no_credential = f"no {intent.credential!r} in the credentials for a type step"
                 return None
         if st.item.typed:
             return Act(Action(type=ActionType.ENTER, rationale="submit what was typed"), done=True)
@@ -713,9 +721,9 @@ class HeuristicPredictor(Repairs, ActionPredictor):
                 and 2 * len(words & _distinctive(c.label)) >= len(words)]
         return hits[0] if len(hits) == 1 else None
 
-    def _stuck_reason(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> str:
-        if "stuck_reason" in ctx.memory and intent.kind == "type":
-            return ctx.memory["stuck_reason"]
+    def _stuck_reason(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher) -> str:
+        if st.no_credential is not None and intent.kind == "type":
+            return st.no_credential
         target = intent.target or intent.value
         base = f"step {ctx.step_index + 1} ({ctx.step_text!r}): "
         if not target:

@@ -141,7 +141,7 @@ class LLMPredictor(ActionPredictor):
         ui = ctx.ui
 
         def stuck(why: str) -> None:
-            ctx.memory["stuck_reason"] = f"step {step + 1}: {why}"
+            ctx.stuck_reason = f"step {step + 1}: {why}"
             return None
 
         if kind == "none":

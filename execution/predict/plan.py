@@ -234,6 +234,8 @@ class PlanState:
     home_title: Optional[str] = None
     #: every tap sent, by (screen signature, control bounds): what reflection may not redo
     taps: dict[tuple[str, tuple[int, ...]], TapRecord] = field(default_factory=dict)
+    #: a type step asked for a credential the run was not given: the reason, kept to the episode's end
+    no_credential: Optional[str] = None
 
     def next_item(self) -> None:
         self.item = NavigationState()

@@ -135,7 +135,7 @@ class Repairs:
 
     def _search(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[Act]:
         """Blind search: scroll the list down, back up to the top, then go back a screen and look there."""
-        if intent.kind == "type" and "stuck_reason" in ctx.memory and intent.value is None:
+        if intent.kind == "type" and st.no_credential is not None and intent.value is None:
             return None
         sr = st.item.search
         last = ctx.history[-1] if ctx.history else None

@@ -32,13 +32,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from execution.distill import Control
 from execution.predict.match import lexical_score, normalise
 from execution.uicontext import UIContext
 from phonesim.worlds.sources import build_ui_map
 from phonesim.worlds.uimap import Hop, UIMap
+from verirank_core.device import Device
 
 __all__ = ["MapMove", "MapNavigator", "load_ui_map", "ui_map_for_device", "EXPAND_LABEL"]
 
@@ -177,7 +178,7 @@ def load_ui_map(source: str | Path) -> UIMap:
         return _CACHE[key]
 
 
-def ui_map_for_device(device: Any, configured: Optional[str] = None) -> tuple[Optional[UIMap], str]:
+def ui_map_for_device(device: Device, configured: Optional[str] = None) -> tuple[Optional[UIMap], str]:
     """(map, where it came from) for an episode on ``device``.
 
     ``configured`` (``execution.agent.ui_map``) wins; otherwise a simulated
@@ -186,9 +187,9 @@ def ui_map_for_device(device: Any, configured: Optional[str] = None) -> tuple[Op
     """
     if configured:
         return load_ui_map(configured), f"ui_map {configured}"
-    world = getattr(device, "world", None)
-    if world is not None and hasattr(world, "screens") and hasattr(world, "app"):
-        source = getattr(world, "source", "") or ""
+    world = device.world
+    if world is not None:
+        source = world.source or ""
         key = f"world:{source}:{world.name}" if source and not source.startswith("<") else None
         if key is None:
             return build_ui_map(world), f"world {world.name}"
@@ -196,5 +197,5 @@ def ui_map_for_device(device: Any, configured: Optional[str] = None) -> tuple[Op
             if key not in _CACHE:
                 _CACHE[key] = build_ui_map(world)
             return _CACHE[key], f"world {world.name}"
-    spec = getattr(device, "spec", type(device).__name__)
+    spec = device.spec or type(device).__name__
     return None, f"no UI map for {spec}: set execution.agent.ui_map to a world file or an APK folder"

@@ -121,7 +121,7 @@ def test_credentials_come_from_extra_context_only():
     pred, _ = _predict(xml, ["Enter your password"], extra={"credentials": {"password": "hunter2"}})
     assert pred.action.type == ActionType.INPUT and pred.action.text == "hunter2"
     none, ctx = _predict(xml, ["Enter your password"])
-    assert none is None and "password" in ctx.memory["stuck_reason"]
+    assert none is None and "password" in ctx.stuck_reason
 
 
 def test_open_app_from_the_launcher_and_already_in_app(shared_dir):
@@ -169,7 +169,7 @@ def test_off_screen_target_triggers_a_bounded_search():
         assert pred.deviation and not pred.advance
         history.append(HistoryItem(0, pred.action, ok=True, changed=True))
     assert pred is None
-    assert "About phone" in ctx.memory["stuck_reason"]
+    assert "About phone" in ctx.stuck_reason
     # four swipes down, three back up, one back press, then the same on the previous screen
     assert kinds[:8] == [("swipe", "down")] * 4 + [("swipe", "up")] * 3 + [("back", None)]
     assert len(kinds) == 15

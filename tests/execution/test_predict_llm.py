@@ -90,8 +90,8 @@ def test_impossible_replies_mean_no_action(server):
     ctx = _ctx([{"title": "Display"}], ["Tap Display"])
     server.script([_reply(control_id=42), _reply(action="none", reason="nothing matches")])
     p = LLMPredictor(_client(server), send_screenshot=False)
-    assert p.predict(ctx) is None and "control 42" in ctx.memory["stuck_reason"]
-    assert p.predict(ctx) is None and "nothing matches" in ctx.memory["stuck_reason"]
+    assert p.predict(ctx) is None and "control 42" in ctx.stuck_reason
+    assert p.predict(ctx) is None and "nothing matches" in ctx.stuck_reason
     assert not any(part.get("type") == "image_url" for part in server.requests[0]["messages"][1]["content"])
 
 

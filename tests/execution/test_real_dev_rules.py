@@ -112,6 +112,17 @@ def test_a_page_about_another_app_is_not_run_in_settings():
     assert verdict.score < 0.5
 
 
+@needs_dev
+def test_an_app_the_agent_does_not_know_is_not_taken_for_settings_either():
+    steps, query = _text("dB05-t10")  # "On your Android phone, open Datally."
+    traj, verdict = _run(steps, query)
+    assert not any("as that app" in s.action.rationale for s in traj.steps)
+    assert verdict.score == 0.0
+    # the page's own name for Settings still is Settings
+    traj, _ = _run(["Open the main Settings."], "how to change display settings")
+    assert "as that app" in traj.steps[0].action.rationale and traj.steps[0].noop
+
+
 # --- the world: an unresolved switch row keeps its switch ------------------------------------
 
 

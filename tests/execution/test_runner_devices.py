@@ -353,6 +353,11 @@ def _tap_switch_verdicts(adb_host, served_in_process, tmp_path: Path) -> tuple[t
         verdicts.append(_verdict(_rows(run)["http://site.test/p0"]))
     clean, changed = verdicts
     assert clean != changed, "the page's verdict must show whether the phone was left changed"
+    from execution.adb_device import forget_screens
+
+    # these phones made their screens known to every phone of the build (a known screen is not waited
+    # for); the phone that fails a dump must really be asked for it
+    forget_screens()
     return clean, changed
 
 

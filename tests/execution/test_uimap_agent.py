@@ -196,8 +196,9 @@ def test_maps_come_from_the_config_or_the_simulated_world():
     configured, where = ui_map_for_device(sim, ONEPLUS)
     assert where == f"ui_map {ONEPLUS}" and "dark_mode_settings" in configured.screens
 
-    class NoWorld:
+    class NoWorld:  # a phone as Device declares it: a spec, no world
         spec = "adb:emulator-5554"
+        world = None
 
     none, why = ui_map_for_device(NoWorld())
     assert none is None and "adb:emulator-5554" in why and "execution.agent.ui_map" in why

@@ -280,3 +280,17 @@ def test_faq_answer_steps_are_clean_and_the_question_and_outcomes_are_context(ex
     assert out.context[0] == "How do I allow apps from unknown sources?"
     assert "A list of apps appears." in out.context
     assert not any(s.startswith("Note") for s in out.steps)
+
+
+def test_an_iphone_answer_is_taken_whole_not_from_its_neutral_middle(extractor):
+    """Platform is evidence, not a filter: the neutral tail of an iPhone answer does not stand for it."""
+    html = b"""<html lang="en"><head><title>How do I mirror my phone screen to a tv?</title></head><body>
+    <div class="question"><h1>How do I mirror my phone screen to a tv?</h1><p>Any ideas?</p></div>
+    <div class="answer"><p>Swipe down from the top-right corner of your iPhone to open Control Center.
+    Tap Screen Mirroring.</p><p>Wait for nearby devices to appear. Tap the TV you want to use.</p></div>
+    </body></html>"""
+    page = clean_page(html, url="http://qa.test/", qid="q")
+    out = extractor.extract(Query(qid="q", query="how to mirror my android phone screen to a tv"), page)
+    assert out.steps[0].startswith("Swipe down from the top-right corner")
+    assert out.steps[-1] == "Tap the TV you want to use."
+    assert out.stated_platform == "ios"

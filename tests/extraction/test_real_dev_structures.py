@@ -97,3 +97,31 @@ def test_an_iphone_page_is_kept_for_an_android_device_with_its_platform_recorded
     assert "android" in text.device or "oneplus" in text.device  # an Android phone runs the steps
     assert rec.status == ExtractionStatus.OK, rec.reason
     assert rec.stated_platform == "ios" and "written for ios" in rec.reason
+
+
+def test_every_working_text_on_a_plain_list_page_gives_steps(stage1):
+    """The whole-chain rendering (``render_plain.py``: one ``<ol>`` of the labelled steps) never loses
+    a text that works on the device at stage 1: wiki crawls' reference marks ("[3] Open the
+    Settings app") and image captions must not hide an instruction."""
+    import json
+
+    from benchmarks.real_dev_pages import REAL_DEV
+    from extraction.clean import clean_page
+    from verirank_core.extraction_records import Query
+
+    tasks = {t.qid: t for t in TEXTS}
+    rows = [json.loads(line) for line in (REAL_DEV / "pages.jsonl").read_text("utf-8").splitlines()]
+    working = [r for r in rows if r["works_on_device"]]
+    assert len(working) >= 15
+    lost = []
+    for r in working:
+        task = tasks[r["qid"]]
+        title = html.escape(f"How to {task.query.removeprefix('how to ')}")
+        items = "".join(f"<li>{html.escape(s)}</li>" for s in r["steps"] or r["sentences"])
+        page = clean_page(f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1><ol>{items}"
+                          "</ol></article></body></html>".encode(), url="http://127.0.0.1/p", qid=r["qid"],
+                          config=stage1.config.extraction.clean)
+        out = stage1.extractor.extract(Query(qid=r["qid"], query=task.query, app=task.app, device=task.device), page)
+        if not out.steps:
+            lost.append((r["pid"], out.reason))
+    assert not lost, lost

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.blocks import find_blocks, heading_context, strip_marker
+from extraction.blocks import find_blocks, heading_context, is_imperative, strip_marker
 from extraction.tidy import is_aside, is_outcome, tidy_steps
 from verirank_core.extraction_records import Snippet
 
@@ -58,13 +58,14 @@ def test_tidy_keeps_a_note_between_steps_and_a_page_of_only_asides():
     assert is_aside("(Optional) Enter a password.") and is_aside("Advertisement") and not is_aside("Tap Notes")
 
 
-def test_crawl_artefacts_before_a_step_are_stripped_and_their_numbers_ignored():
+def test_crawl_artefacts_before_a_step_do_not_hide_it():
     assert strip_marker("[3] Open the Settings app, tap Security") == (None, "Open the Settings app, tap Security")
-    assert strip_marker("Image titled Stop Twitter Notifications Step 15 2 Scroll down and tap .") == \
-        (None, "Scroll down and tap .")
-    # the page's own marker counts, the caption's numbers do not
-    assert strip_marker("1. Image titled Check Data Usage on Android Step 1 1 Open your Android's Settings.") == \
-        (1, "Open your Android's Settings.")
+    # an image caption is page text (kept), but the instruction after it is read as one;
+    # the caption's numbers are the crawl's, the page's own marker counts
+    caption = "Image titled Stop Twitter Notifications Step 15 2 Scroll down and tap ."
+    assert strip_marker(caption) == (None, caption) and is_imperative(caption)
+    assert strip_marker("1. Image titled Check Data Usage on Android Step 1 1 Open your Android's Settings.")[0] == 1
+    assert not is_imperative("Image titled Encrypt an Android Phone Step 2 2 It s under the Personal header.")
 
 
 def test_a_disclosure_question_heads_its_answer():
