@@ -323,7 +323,7 @@ class HeuristicJudge(Judge):
         if kind == "type":
             typed = rec.action.text or intent.value or ""
             return bool(typed) and (_shows(after_s, typed) or any(normalise(typed) == normalise(c.value) for c in after_s.controls))
-        if kind in ("scroll", "back", "home", "enter"):
+        if kind in ("scroll", "back", "home", "enter", "menu"):
             return True
         # tap / open / long_press / set without a value: the screen moved on (or was already there)
         if rec.noop:

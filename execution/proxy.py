@@ -228,7 +228,7 @@ class ExecutionProxy:
             self._dev(out, device.input_text, action.text or "")
         elif t == ActionType.SWIPE:
             self._dev(out, device.swipe, action.x, action.y, action.x2, action.y2)
-        elif t in (ActionType.BACK, ActionType.HOME, ActionType.ENTER):
+        elif t in (ActionType.BACK, ActionType.HOME, ActionType.ENTER, ActionType.MENU):
             self._dev(out, device.key, t.value)
         elif t == ActionType.LAUNCH:
             if not action.package:

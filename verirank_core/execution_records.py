@@ -36,6 +36,8 @@ class ActionType(str, Enum):
     BACK = "back"
     HOME = "home"
     ENTER = "enter"
+    #: the Menu key (KEYCODE_MENU): the top screen's overflow menu, when it has one
+    MENU = "menu"
     LAUNCH = "launch"
     WAIT = "wait"
 

@@ -25,6 +25,8 @@ __all__ = ["Intent", "parse_step", "parse_step_in_context", "parse_query", "COMM
 Kind = Literal[
     "open", "tap", "long_press", "toggle", "set", "select", "type",
     "scroll", "back", "home", "enter",
+    # the phone's own UI: the Menu key, the notification shade (quick settings), the app drawer
+    "menu", "shade", "drawer",
 ]
 
 #: intents that change state rather than navigate: a how-to normally ends with one
@@ -482,10 +484,27 @@ def _placeholder(kind: str, rest: str) -> Optional[Intent]:
     return None
 
 
+#: opening the notification shade / quick settings: "Swipe down from the top", "Open Quick Settings"
+_SHADE_OPEN_RE = re.compile(
+    r"^(?:(?:swipe|pull|drag|slide)(?: down)?(?: twice)? (?:down )?(?:from |on )?(?:the )?(?:very )?"
+    r"(?:top of (?:the|your) (?:screen|display|phone)|top edge|status bar|notification (?:shade|panel|bar)|"
+    r"quick settings)"
+    r"|(?:open|access|pull down|drag down|bring up|expand) (?:the |your )?(?:quick settings|"
+    r"notification (?:shade|panel|bar)|status bar))\b", re.IGNORECASE)
+#: where a swipe up opens the app drawer
+_DRAWER_PLACE_RE = re.compile(r"\b(?:home ?screen|app drawer|apps? (?:tray|screen|list)|all apps|empty (?:spot|area|space)|"
+                              r"from the bottom)\b", re.IGNORECASE)
+#: the launcher's way to every app: the drawer ("Apps", "the All Apps icon", "the Apps tray")
+_DRAWER_NAME_RE = re.compile(r"(?:all )?(?:apps?|applications)(?: (?:tray|drawer|screen|list|menu|button))?|"
+                             r"(?:the )?app drawer|apps? tray", re.IGNORECASE)
+
+
 def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) -> list[Intent]:
     text = _strip_prefixes(clause.strip().rstrip(".!:"))
     if not text:
         return []
+    if _SHADE_OPEN_RE.match(text):
+        return [Intent("shade")]
     m = _VERB_RE.match(text)
     if not m:
         if _INFO_RE.match(text):
@@ -517,7 +536,9 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         if verb == "scroll" and re.match(r"^up\b", rest, re.IGNORECASE):
             direction = "up"
         if "swipe down" in verb and re.match(r"^(?:twice )?from the top\b", rest, re.IGNORECASE):
-            return [Intent("scroll", "notification shade", direction="up")]  # opens the shade; see _shade
+            return [Intent("shade")]  # pulls down the notification shade; see _shade
+        if "swipe up" in verb and _DRAWER_PLACE_RE.search(rest):
+            return [Intent("drawer")]  # "Swipe up from the home screen to open the app drawer"
         target = re.sub(r"^(?:up|down)\b\s*", "", rest, flags=re.IGNORECASE)
         until = re.search(r"\buntil you (?:see|find|reach|get to)\s+(.+)$", target, re.IGNORECASE)
         if until:
@@ -530,6 +551,10 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         return [Intent("scroll", cleaned, direction=direction)]
     if kind in ("back", "home", "enter"):
         return [Intent(kind)]
+    m_key = re.match(r"^(?:the |your )?(home|back|menu)\s+(key|button)s?\b", rest, re.IGNORECASE)
+    if kind == "tap" and m_key and (m_key.group(1).lower() != "menu" or m_key.group(2).lower() == "key"):
+        # "Press the Menu key": a key (KEYCODE_MENU); a "Menu button" is as often an icon on the screen
+        return [Intent(m_key.group(1).lower())]  # type: ignore[arg-type]
     if kind in ("tap", "long_press") and re.match(
             r"^(?:down )?(?:on )?(?:the |your )?(?:home|power|volume|side|bixby)\b[\w /&-]{0,30}?\b(?:button|key)s?\b", rest, re.IGNORECASE):
         if kind == "tap" and re.match(r"^(?:the )?home (?:button|key)\b", rest, re.IGNORECASE):
@@ -678,8 +703,7 @@ def _is_pronoun(target: Optional[str]) -> bool:
 def _resolve_pronoun(intent: Intent, previous: list[Intent]) -> Intent:
     if not _is_pronoun(intent.target):
         return intent
-    named = next((p.target for p in reversed(previous) if p.target and not _is_pronoun(p.target)
-                  and p.target != "notification shade"), None)
+    named = next((p.target for p in reversed(previous) if p.target and not _is_pronoun(p.target)), None)
     if named is None:
         return intent
     return replace(intent, target=named)
@@ -702,12 +726,13 @@ _GEAR_RE = re.compile(r"(?:gear|cog|cogwheel|settings|gear-shaped|settings gear|
 def _shade(intents: list[Intent], shade: bool = False) -> list[Intent]:
     """'Swipe down from the top of the screen and tap the gear icon': the shade's gear opens Settings.
 
-    The swipe itself only opens the shade, which the agent need not see: it is dropped.
+    The swipe is kept (``shade``): outside the app the agent opens the shade and taps the gear there.
     """
     out: list[Intent] = []
     for intent in intents:
-        if intent.kind == "scroll" and intent.target == "notification shade":
+        if intent.kind == "shade":
             shade = True
+            out.append(intent)
             continue
         if shade and intent.kind == "tap" and intent.target and _GEAR_RE.fullmatch(intent.target):
             intent = Intent("open", "Settings", condition=intent.condition)
@@ -759,6 +784,15 @@ def _parse_unresolved(step: str) -> tuple[Intent, ...]:
                else g for g in got]
         if place:
             got = [replace(g, place=place) for g in got]
+            # "From the home screen, swipe up and tap Settings": the swipe opens the drawer; "tap Apps"
+            # (the Apps icon, the Apps tray) is the drawer of launchers that have no such icon
+            got = [Intent("drawer", place=place, condition=g.condition)
+                   if (g.kind == "scroll" and g.target is None and g.direction == "down")
+                   or (g.kind in ("tap", "open") and g.target and _DRAWER_NAME_RE.fullmatch(g.target))
+                   else g for g in got]
+        got = [Intent("drawer", place=g.place, condition=g.condition)
+               if g.kind in ("tap", "open") and g.target and re.fullmatch(r"(?:the )?app drawer|apps? tray", g.target,
+                                                                           re.IGNORECASE) else g for g in got]
         # "Scroll to and tap the Play Music icon": the scroll looks for what the tap names
         got = [replace(g, target=got[i + 1].target) if g.kind == "scroll" and g.target is None and i + 1 < len(got)
                and re.match(r"^\s*scroll to\s*$", clause_text, re.IGNORECASE) else g
@@ -818,7 +852,7 @@ def _named_before(instructions: list[str], index: int) -> Optional[str]:
     for earlier in range(index - 1, max(-1, index - 4), -1):
         previous = [p if p.target or p.kind != "select" else replace(p, target=p.value)
                     for p in parse_step(instructions[earlier]) if not p.placeholder]
-        previous = [p for p in previous if p.target and not _is_pronoun(p.target) and p.target != "notification shade"]
+        previous = [p for p in previous if p.target and not _is_pronoun(p.target)]
         acted = [p for p in previous if p.kind != "scroll"]
         mention = _MENTION_RE.search(_repair(instructions[earlier]))
         if acted or mention or previous:
