@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from execution.distill import Control
 from execution.uicontext import UIContext
 from verirank_core.execution_records import Action, ActionType
 
-__all__ = ["KNOWN_APPS", "control_action", "main_scrollable", "swipe_action"]
+__all__ = ["KNOWN_APPS", "control_action", "main_scrollable", "swipe_action", "in_shade", "on_launcher", "in_drawer",
+           "shade_swipe", "drawer_swipe"]
 
 #: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
 KNOWN_APPS = {
@@ -72,3 +74,44 @@ def swipe_action(ui: UIContext, direction: str, why: str, container: Optional[Co
         target_bounds=list(container.bounds) if container else None,
         text=direction, rationale=why,
     )
+
+
+# --- the phone's own UI: the home screen, the app drawer, the notification shade ----------------
+
+#: the package of the notification shade and its quick settings on every Android
+SYSTEMUI = "com.android.systemui"
+#: launchers by package: Launcher3 and its forks (Pixel, OnePlus, Samsung, Huawei...), MIUI's "home"
+_LAUNCHER_RE = re.compile(r"launcher|\.home$|trebuchet", re.IGNORECASE)
+#: what only a Launcher3 app drawer shows: its list and its search box
+_DRAWER_IDS = ("apps_list_view", "apps_view", "search_box_input", "all_apps_header")
+
+
+def in_shade(ui: UIContext) -> bool:
+    """The notification shade (with quick settings) is pulled down over the screen."""
+    return ui.package == SYSTEMUI or any(c.resource_id.startswith(SYSTEMUI + ":") for c in ui.controls
+                                         if c.resource_id)
+
+
+def on_launcher(ui: UIContext) -> bool:
+    """The home screen or the app drawer is in front (the shade is not over it)."""
+    return bool(ui.package) and bool(_LAUNCHER_RE.search(ui.package)) and not in_shade(ui)
+
+
+def in_drawer(ui: UIContext) -> bool:
+    """The launcher shows its app drawer (every app) rather than a home screen."""
+    return on_launcher(ui) and any(c.resource_id and c.resource_id.rsplit("/", 1)[-1] in _DRAWER_IDS
+                                   for c in ui.controls)
+
+
+def shade_swipe(ui: UIContext, why: str) -> Action:
+    """A swipe down from the top edge: it pulls down the notification shade on any screen."""
+    x = ui.width // 2
+    return Action(type=ActionType.SWIPE, x=x, y=0, x2=x, y2=int(ui.height * 0.6),
+                  target_label="notification shade", text="shade", rationale=why)
+
+
+def drawer_swipe(ui: UIContext, why: str) -> Action:
+    """A swipe up on the home screen: it opens the app drawer (Pixel, OnePlus, Samsung's default)."""
+    x = ui.width // 2
+    return Action(type=ActionType.SWIPE, x=x, y=int(ui.height * 0.75), x2=x, y2=int(ui.height * 0.25),
+                  target_label="app drawer", text="drawer", rationale=why)

@@ -44,7 +44,8 @@ from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.moves import Act, Satisfied, Skip
 from execution.predict.repairs import ROUTABLE as _ROUTABLE, Repairs
-from execution.predict.gestures import KNOWN_APPS, control_action, main_scrollable, swipe_action
+from execution.predict.gestures import (KNOWN_APPS, control_action, drawer_swipe, in_drawer, in_shade, main_scrollable,
+                                        on_launcher, shade_swipe, swipe_action)
 from execution.predict.match import Match, Matcher, _tokens, lexical_score, normalise
 from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState, TapRecord)
 from execution.predict.steps import Intent
@@ -181,9 +182,11 @@ class HeuristicPredictor(Repairs, ActionPredictor):
             return Satisfied(f"{intent.describe()} is the page's other choice to "
                               f"step {item.alternative_of[0] + 1}; that one was followed",
                               kind=DeviationKind.ALTERNATIVE.value)
-        outside = self._outside_app(item, ctx)
+        outside = self._outside_app(item, ctx, st)
         if outside is not None:
             return outside
+        if intent.kind in ("home", "menu", "shade", "drawer"):
+            return self._system_ui(item, ctx)
         if st.reflection.phase == "retry":
             # reflection went back a screen: only the earlier step's runner-up is tried there, never
             # the current item itself (found there, the page's route would not have led to it)
@@ -219,6 +222,8 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         if result is None:
             result = self._route(intent, ctx, st)
         if result is None:
+            result = self._via_drawer(intent, ctx, st)
+        if result is None:
             result = self._search(intent, ctx, st)
         if result is None:
             result = self._reflect(intent, ctx, st, matcher)
@@ -247,7 +252,9 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         st: Optional[PlanState] = ctx.memory.get("heuristic")
         if st is None:
             st = ctx.memory["heuristic"] = PlanState(plan=PagePlan.read(ctx.instructions))
-        if st.home_title is None and not ctx.history and ctx.ui.package == (ctx.app or ctx.ui.package):
+        if st.home_title is None and not (on_launcher(ctx.ui) or in_shade(ctx.ui)) \
+                and ctx.ui.package == (ctx.app or ctx.ui.package):
+            # the app's first screen: at the start, or where the page's way from the home screen led
             st.home_title = ctx.ui.title or ""
         if st.step != ctx.step_index:
             st.step, st.pos, st.pending = ctx.step_index, 0, None
@@ -269,19 +276,23 @@ class HeuristicPredictor(Repairs, ActionPredictor):
             deviation=kind is not None, deviation_kind=kind, model_ms=matcher.model_ms,
         )
 
+    def _threshold(self, ui: UIContext) -> float:
+        """How close a name must be: in the shade only a tile of that name ("Wi-Fi" is not "Wi-Fi Calling")."""
+        return max(self.match_threshold, 0.9) if in_shade(ui) else self.match_threshold
+
     def _best(self, target: str, ui: UIContext, matcher: Matcher, roles=None, threshold=None):
         pool = [c for c in ui.controls if c.role != "scrollable"] if roles is None else ui.controls
-        return matcher.best(target, pool, self.match_threshold if threshold is None else threshold, roles)
+        return matcher.best(target, pool, self._threshold(ui) if threshold is None else threshold, roles)
 
     def _plan(
         self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher
     ) -> Union[Act, Satisfied, None]:
         ui = ctx.ui
         kind = intent.kind
-        if kind in ("back", "home", "enter"):
+        if kind in ("back", "enter"):
             return Act(Action(type=ActionType(kind), rationale=f"step says {kind}"), done=True)
         if kind == "open":
-            return self._open(intent, ctx, matcher)
+            return self._open(intent, ctx, st, matcher)
         if kind in ("tap", "long_press"):
             m = self._best(intent.target or "", ui, matcher)
             if m and m.how == "summary" and normalise(m.control.label) == "advanced":
@@ -310,7 +321,7 @@ class HeuristicPredictor(Repairs, ActionPredictor):
 
     def _in_app(self, target: str, ui: UIContext) -> bool:
         name = re.sub(r"\b(app|application)\b", "", normalise(target)).strip()
-        if not name:
+        if not name or in_shade(ui):
             return False
         if KNOWN_APPS.get(name) == ui.package:
             return True
@@ -326,7 +337,7 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         names |= {n.removesuffix("s") for n in names}
         return any(n and f" {n} " in t for n in names) or bool(re.search(r" (?:gear|cog|cogwheel) ", t))
 
-    def _open(self, intent: Intent, ctx: PredictContext, matcher: Matcher):
+    def _open(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui, target = ctx.ui, intent.target or ""
         if self._in_app(target, ui):
             return Satisfied(f"already in {target}")
@@ -343,13 +354,16 @@ class HeuristicPredictor(Repairs, ActionPredictor):
             return Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")
         if ctx.ui_map is not None and ctx.ui_map.find(target) and ctx.ui.package == ctx.ui_map.app:
             return None  # a screen of this app has that name ("Open Settings" in a calendar): route to it
+        via = self._via_drawer(intent, ctx, st)
+        if via is not None:
+            return via
         if pkg:
             return Act(Action(type=ActionType.LAUNCH, package=pkg, rationale=f"launch {target!r} ({pkg})"), done=True)
         return None
 
     def _toggle(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher):
         ui, target = ctx.ui, intent.target or ""
-        ranked = [m for m in matcher.rank(target, ui.controls) if m.score >= self.match_threshold]
+        ranked = [m for m in matcher.rank(target, ui.controls) if m.score >= self._threshold(ui)]
         switch = next((m for m in ranked if m.control.checked is not None and m.score >= ranked[0].score - 0.1), None)
         if switch is None and (st.item.entered or (ui.title and lexical_score(target, ui.title) >= 0.9)):
             # inside the target's own screen: its main switch is the first checkable control
@@ -656,12 +670,80 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         st.pos = len(st.plan.of_step(ctx.step_index))
         return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=True)
 
-    def _outside_app(self, item: PlanItem, ctx: PredictContext) -> Optional[Satisfied]:
-        """'From the home screen, tap Apps': already in the page's app, so the way there is done."""
-        if item.intent.place != "home" or not ctx.app or ctx.ui.package != ctx.app:
+    def _outside_app(self, item: PlanItem, ctx: PredictContext, st: PlanState) -> Optional[Satisfied]:
+        """'From the home screen, tap Apps': already in the page's app, so the way there is done.
+
+        The shade or the app drawer opened only to reach the app the episode is in ("Swipe down
+        from the top and tap the gear") is the way there too. Items after the app's name ("From
+        the home screen, tap Settings > Connections") are in the app, and are followed there.
+        """
+        intent = item.intent
+        if not ctx.app or ctx.ui.package != ctx.app or in_shade(ctx.ui):
             return None
-        return Satisfied(f"{item.intent.describe()} happens outside the app, on the way to it; "
+        if intent.kind in ("shade", "drawer") and intent.place != "home":
+            nxt = st.plan.after(item.step, item.pos)[:1]
+            if not (nxt and nxt[0].intent.kind in ("open", "tap") and self._in_app(nxt[0].intent.target or "", ctx.ui)):
+                return None  # the shade opened for a tile: pulled down for real
+        elif intent.place != "home":
+            return None
+        elif any(o.intent.place == "home" and o.intent.kind in ("open", "tap") and self._is_app_name(o.intent.target)
+                 for o in st.plan.of_step(item.step)[:item.pos]):
+            return None
+        return Satisfied(f"{intent.describe()} happens outside the app, on the way to it; "
                           f"the episode is already in {ctx.app}")
+
+    @staticmethod
+    def _is_app_name(target: Optional[str]) -> bool:
+        return bool(target) and re.sub(r"\b(app|application)\b", "", normalise(target or "")).strip() in KNOWN_APPS
+
+    def _system_ui(self, item: PlanItem, ctx: PredictContext) -> Union[Act, Satisfied]:
+        """The phone's own UI, as a person uses it: the Home and Menu keys, the shade, the app drawer.
+
+        The same gestures work on the simulator and on a phone over adb: a Home key press, a swipe
+        down from the top edge (the notification shade with quick settings and its Settings gear), a
+        swipe up on the home screen (the app drawer, where every app's icon is).
+        """
+        ui, kind = ctx.ui, item.intent.kind
+        if kind == "home":
+            if on_launcher(ui) and not in_drawer(ui):
+                return Satisfied("already on the home screen")
+            return Act(Action(type=ActionType.HOME, rationale="step says home"), done=True)
+        if kind == "menu":
+            # KEYCODE_MENU opens the screen's overflow menu when it has one; on others nothing moves
+            return Act(Action(type=ActionType.MENU, rationale="step says press the Menu key"), done=True,
+                       expect_change=False)
+        if kind == "shade":
+            if in_shade(ui):
+                return Satisfied("the notification shade is open")
+            return Act(shade_swipe(ui, "swipe down from the top edge: the notification shade and quick settings"),
+                       done=True)
+        if in_drawer(ui):
+            return Satisfied("the app drawer is open")
+        if not on_launcher(ui):
+            # the drawer opens from the home screen (and the Home key folds the shade away)
+            return Act(Action(type=ActionType.HOME, rationale="the app drawer opens from the home screen: go home"),
+                       done=False)
+        icon = next((c for c in ui.controls if c.label and re.fullmatch(r"(?:all )?apps|app drawer|applications",
+                                                                        normalise(c.label))), None)
+        if icon is not None:  # launchers with an Apps button
+            return Act(control_action(ActionType.CLICK, icon, f"open the app drawer: tap {icon.label!r}"),
+                       done=True, control_id=icon.id)
+        return Act(drawer_swipe(ui, "swipe up on the home screen: the app drawer"), done=True)
+
+    def _via_drawer(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[Act]:
+        """An app not on the home screen is in the app drawer: swipe up there, as a person looks for it.
+
+        Only for an app the page opens ("Open X", a home-screen step, a known app's name), and never
+        on a home screen a repair's back press left the app for.
+        """
+        if intent.kind not in ("open", "tap") or not intent.target or not on_launcher(ctx.ui) or in_drawer(ctx.ui):
+            return None
+        if st.item.search.backs or st.reflection.phase is not None:
+            return None
+        if not (intent.kind == "open" or intent.place == "home" or self._is_app_name(intent.target)):
+            return None
+        return Act(drawer_swipe(ctx.ui, f"{intent.target!r} is not on the home screen: look in the app drawer"),
+                   done=False)
 
     def _placeholder(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[Act]:
         """'Tap the app you want', 'Select a preference: A B C': take an item of the list on screen."""

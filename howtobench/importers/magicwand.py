@@ -51,13 +51,14 @@ ACTION_NAMES: dict[str, ActionType] = {
     "long_click": ActionType.LONG_PRESS, "long_press": ActionType.LONG_PRESS,
     "input": ActionType.INPUT, "type": ActionType.INPUT,
     "swipe": ActionType.SWIPE, "scroll": ActionType.SWIPE,
-    "back": ActionType.BACK, "home": ActionType.HOME, "enter": ActionType.ENTER,
+    "back": ActionType.BACK, "home": ActionType.HOME, "enter": ActionType.ENTER, "menu": ActionType.MENU,
     "launch": ActionType.LAUNCH, "wait": ActionType.WAIT,
 }
 #: ours -> the canonical MagicWand name written by the exporter
 _EXPORT_NAMES = {ActionType.CLICK: "click", ActionType.LONG_PRESS: "long_click", ActionType.INPUT: "input",
                  ActionType.SWIPE: "swipe", ActionType.BACK: "back", ActionType.HOME: "home",
-                 ActionType.ENTER: "enter", ActionType.LAUNCH: "launch", ActionType.WAIT: "wait"}
+                 ActionType.ENTER: "enter", ActionType.MENU: "menu", ActionType.LAUNCH: "launch",
+                 ActionType.WAIT: "wait"}
 
 
 def _ints(value: Any, n: tuple[int, ...], where: str) -> Optional[list[int]]:

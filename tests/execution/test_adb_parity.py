@@ -8,7 +8,8 @@ judge read) is a defect of the adb path or of the served simulator.
 
 The pages are written in the styles of real help pages for other phones: names
 this phone spells differently ("Connections", "Dark theme", "Screen lock"),
-chained paths, grouping steps this phone lacks, and pages that cannot work here.
+chained paths, grouping steps this phone lacks, steps outside the app (the shade, the Home
+key, the app drawer), and pages that cannot work here.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ PAGES = [
                                        "Tap Reset network settings."]),
     ("how to see the android version", ["Open Settings.", "Scroll down and tap About phone.",
                                         "Tap Android version."]),
+    # steps outside the app: the shade pulled down from the top edge, the Home key and the app drawer
+    ("how to turn on bluetooth", ["Swipe down from the top of the screen to open Quick Settings.",
+                                  "Tap Bluetooth to turn it on."]),
+    ("how to turn on dark mode", ["Press the Home key.", "Swipe up to open the app drawer and tap Settings.",
+                                  "Tap Display.", "Turn on Dark theme."]),
 ]
 
 

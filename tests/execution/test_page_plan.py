@@ -79,8 +79,9 @@ def test_placeholders_name_a_kind_of_item():
 
 
 def test_steps_outside_the_app_and_the_launcher_gear():
+    # on the home screen "Apps" is the app drawer (an Apps icon where the launcher has one, else a swipe up)
     (i,) = parse_step("From any home screen, tap Apps.")
-    assert (i.kind, i.target, i.place) == ("tap", "Apps", "home")
+    assert (i.kind, i.target, i.place) == ("drawer", None, "home")
     (i,) = parse_step("Locate the gear icon on your home screen or app drawer.")
     assert (i.kind, i.target) == ("open", "Settings")
     # "you can find X" says what the reader will see; it is no target
