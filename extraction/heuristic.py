@@ -52,10 +52,10 @@ from extraction.extractor import Extractor, ExtractorOutput
 from extraction.tidy import tidy_steps
 from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.platforms import brand_of, platform_of, wanted_brand, wanted_platform
+from verirank_core.text import stem, words
 
 __all__ = ["HeuristicExtractor", "query_platform", "query_brand", "block_platform", "block_brand", "ScoredBlock"]
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 #: query words that say nothing about the task itself
 _QUERY_STOP = frozenset("""
 how to do i can you my the a an on in of for with from is it be set up android phone mobile
@@ -76,15 +76,7 @@ _KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "hea
 
 
 def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
-
-
-def _stem(word: str) -> str:
-    # enough to match "themes"/"theme", "turning"/"turn", "settings"/"setting"
-    for suffix in ("ing", "es", "s", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    return words(text)
 
 
 def query_platform(query: Query, default: str = "android", device: str = "") -> str:
@@ -243,7 +235,7 @@ class HeuristicExtractor(Extractor):
         sim_block = block_vecs @ q
         sim_heading = heading_vecs @ q
 
-        wanted = {_stem(w) for w in _tokens(query.query) if w not in _QUERY_STOP}
+        wanted = {stem(w) for w in _tokens(query.query) if w not in _QUERY_STOP}
         scored = []
         for b, sb, sh in zip(blocks, sim_block, sim_heading):
             context = b.heading + " " + b.lead
@@ -258,7 +250,7 @@ class HeuristicExtractor(Extractor):
             elif not describes_task(b.heading) and (sb >= _TITLE_FLOOR or device_heading):
                 similarity = max(similarity, _TITLE_WEIGHT * sim_title)
                 context += " " + page.title
-            seen = {_stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
+            seen = {stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
             overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
             scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b)))
         return scored

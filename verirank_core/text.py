@@ -12,6 +12,8 @@ words ("Wi-Fi" -> "wifi") and drops punctuation, which is how labels are compare
 module that compares words (the matcher, extraction, grounding, the ranking features
 and the world importers) reads text through these three, so a word means the same
 thing in every stage. Stopwords stay with their module: what is filler differs.
+Grounding's ROUGE-L alone reads text with rouge-score's tokeniser, because that
+tokeniser is part of the metric's definition (the paper's ROUGE-L).
 """
 
 from __future__ import annotations
