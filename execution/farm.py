@@ -127,7 +127,7 @@ def node_resources(specs: Iterable[str]) -> dict[str, int]:
 
 def discover_adb_devices(host: Optional[str] = None, port: Optional[int] = None) -> list[str]:
     """``adb:SERIAL`` for every online device of this host's adb server (started if needed)."""
-    from execution.adb_device import adb_client, ensure_adb_server, server_address
+    from execution.adb_server import adb_client, ensure_adb_server, server_address
 
     host, port = server_address(host, port)
     ensure_adb_server(host, port)

@@ -29,6 +29,8 @@ with their intents, ``execution/predict/steps.py``). ``predict`` takes the curre
    back: ``scroll``/``search``) and reflection (go back once and retry the earlier step's
    runner-up: ``reflection``). An item found only after going back is recorded as that repair.
 
+Lookahead is in ``peek.py``, the phone's own UI in ``system_ui.py``, home-screen counterparts in
+``counterparts.py`` and the repairs in ``repairs.py``, each mixed into the predictor.
 When nothing is left it returns None and leaves the reason in ``ctx.stuck_reason``.
 All per-episode state is the typed :class:`~execution.predict.plan.PlanState` in
 ``ctx.memory["heuristic"]``, so one predictor object can serve many episodes and threads.
@@ -44,11 +46,13 @@ from execution.distill import Control
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.moves import Act, Satisfied, Skip
 from execution.predict.repairs import ROUTABLE as _ROUTABLE, Repairs
-from execution.predict.gestures import (KNOWN_APPS, control_action, drawer_swipe, in_drawer, in_shade, main_scrollable,
-                                        on_launcher, shade_swipe, swipe_action)
-from execution.predict.match import Match, Matcher, _tokens, lexical_score, normalise
+from execution.predict.counterparts import Counterparts
+from execution.predict.gestures import KNOWN_APPS, control_action, in_shade, main_scrollable, on_launcher, swipe_action
+from execution.predict.match import Match, Matcher, lexical_score, normalise
+from execution.predict.peek import Lookahead
 from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState, TapRecord)
 from execution.predict.steps import Intent
+from execution.predict.system_ui import SystemUI
 from verirank_core.execution_config import AgentConfig, HeuristicPredictorConfig
 from verirank_core.execution_records import Action, ActionType, DeviationKind
 from execution.uicontext import UIContext
@@ -56,17 +60,7 @@ from execution.uicontext import UIContext
 __all__ = ["HeuristicPredictor", "KNOWN_APPS", "swipe_action"]
 
 
-#: words that say nothing about which category a name means (docs/agent.md, home-screen counterparts)
-_NOT_DISTINCTIVE = frozenset().union(*(_tokens(w) for w in (
-    "mode", "screen", "app", "apps", "device", "on", "off", "turn", "use", "show", "setting", "settings",
-    "notification", "notifications", "option", "more", "menu")))
-
-
-def _distinctive(name: str) -> frozenset[str]:
-    return _tokens(name) - _NOT_DISTINCTIVE
-
-
-class HeuristicPredictor(Repairs, ActionPredictor):
+class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredictor):
     """Rule-based action prediction over distilled controls (no model server needed)."""
 
     name = "heuristic"
@@ -559,192 +553,6 @@ class HeuristicPredictor(Repairs, ActionPredictor):
 
     # --- lookahead, placeholders, steps outside the app ------------------------------
 
-    def _visible_name(self, name: str, ctx: PredictContext, loose: float = 0.75) -> Optional[Control]:
-        """The control showing ``name`` (or a card title of it), matched by words only."""
-        names = [name]
-        if ctx.knowledge is not None and self.use_knowledge:
-            names += ctx.knowledge.titles(name)
-        best, score = None, 0.0
-        for n in names:
-            for c in ctx.ui.controls:
-                if c.label and c.role != "scrollable":
-                    sc = lexical_score(n, c.label) if n == name else (1.0 if lexical_score(n, c.label) >= 0.9 else 0.0)
-                    if sc > score:
-                        best, score = c, sc
-        return best if score >= loose else None
-
-    def _lookahead(self, item: PlanItem, ctx: PredictContext, st: PlanState,
-                   matcher: Matcher) -> Optional[Skip]:
-        """An absent (or loosely matching) grouping yields to the next named item when that is visible.
-
-        "Apps & notifications > Advanced > Special app access" on a phone without "Advanced":
-        Special app access is on screen, so Advanced is skipped. Never a setting (switch,
-        checkbox, value), never the page's last named item, and only to the *next* name
-        (later references to the same name are one name): two missing names end the attempt.
-        """
-        if not (self.use_lookahead or self.skip_grouping_steps) or not item.skippable:
-            return None
-        nxt = st.plan.next_name(item.step, item.pos)
-        while nxt is not None and nxt.intent.condition and nxt.alternative_of is None \
-                and self._visible_name(nxt.name or "", ctx) is None:
-            # "If you can't find the app, first tap See all apps": an optional item may be passed over
-            nxt = st.plan.next_name(nxt.step, nxt.pos)
-        if nxt is None:
-            return None
-        if st.item.peek.phase in ("down", "up"):
-            return self._peek(item, nxt, None, ctx, st)
-        if not self.use_lookahead:
-            # the older rule: only a whole grouping step yields to the first item of the next step
-            first_of_next = st.plan.of_step(item.step + 1)[:1]
-            if item.pos != 0 or len(st.plan.of_step(item.step)) != 1 or first_of_next != [nxt]:
-                return None
-        here = None
-        if item.name:
-            ranked = [m for m in matcher.rank(item.name, ctx.ui.controls, lexical_only=True)
-                      if m.control.role != "scrollable"]
-            here = ranked[0] if ranked and ranked[0].score >= self.match_threshold else None
-            if here is not None and here.score >= 0.9:
-                return None  # the item itself is on screen
-            if here is None and ctx.ui.title and lexical_score(item.name, ctx.ui.title) >= 0.9:
-                return None  # already on its screen
-        if not (nxt.name or "")[:1].isupper() and not nxt.name[:1].isdigit():
-            return None  # "turn notifications off" describes an effect; a UI name is written capitalised
-        there = self._visible_name(nxt.name or "", ctx)
-        if there is None and here is not None and self.use_lookahead:
-            return self._peek(item, nxt, here, ctx, st)
-        if there is None or (here is not None and there.id == here.control.id):
-            return None
-        how = "only loosely matches" if here is not None else "is not here"
-        return Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
-                     f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
-
-    def _peek(self, item: PlanItem, nxt: PlanItem, here: Optional[Match], ctx: PredictContext,
-              st: PlanState) -> Union[Act, Skip, None]:
-        """A loose match yields to the next named item anywhere on its screen, below the fold too.
-
-        "Tap Notifications" on a home screen whose "Apps & Notifications" only loosely matches,
-        then "Tap Tips": a person scrolls and finds "Tips & Support" further down, so the loose
-        match is not taken (docs/agent.md, "verified": scrolling is allowed, a loose match yields
-        to a next name visible as a different item). Scroll down looking for the next name, then
-        back up to the loose match when it is not there.
-        """
-        pk = st.item.peek
-        container = main_scrollable(ctx.ui)
-        if pk.phase == "done" or (pk.phase is None and container is None):
-            return None
-        if pk.phase is None:
-            pk.phase, pk.label = "down", here.control.label if here is not None else None
-        there = self._visible_name(nxt.name or "", ctx)
-        loose = [c for c in ctx.ui.controls if pk.label and c.label == pk.label]
-        if there is not None and not any(c.id == there.id for c in loose):
-            pk.phase = "done"
-            return Skip(f"{item.name!r} only loosely matches {pk.label!r}; the next named item {nxt.name!r} "
-                        f"is further down this screen ({there.label!r}): skipping to it", nxt)
-        last = ctx.history[-1] if ctx.history else None
-        stalled = last is not None and last.action.type == ActionType.SWIPE and not last.changed
-        if pk.phase == "down":
-            if container is not None and pk.down < self.max_scrolls and not (pk.down and stalled):
-                pk.down += 1
-                return Act(swipe_action(ctx.ui, "down", f"{item.name!r} only loosely matches {pk.label!r}: look "
-                                                        f"further down for the next named item {nxt.name!r}",
-                                        container),
-                           done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
-            pk.phase = "up"
-            stalled = False
-        if pk.phase == "up" and container is not None and pk.up < pk.down and not loose and not (pk.up and stalled):
-            pk.up += 1
-            return Act(swipe_action(ctx.ui, "up", f"{nxt.name!r} is not on this screen: back to {pk.label!r}",
-                                    container),
-                       done=False, deviation=True, expect_change=False, kind=DeviationKind.SCROLL.value)
-        pk.phase = "done"
-        return None
-
-    def _skip_to(self, skip: Skip, ctx: PredictContext, st: PlanState, matcher: Matcher,
-                 notes: list[str]) -> Prediction:
-        """Record the skip as a no-op; the plan resumes at the visible item (or the step ends)."""
-        why = "; ".join(notes + [skip.why])
-        if skip.to.step == ctx.step_index:
-            st.pos = skip.to.pos
-            st.next_item()
-            return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=False)
-        st.pos = len(st.plan.of_step(ctx.step_index))
-        return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=True)
-
-    def _outside_app(self, item: PlanItem, ctx: PredictContext, st: PlanState) -> Optional[Satisfied]:
-        """'From the home screen, tap Apps': already in the page's app, so the way there is done.
-
-        The shade or the app drawer opened only to reach the app the episode is in ("Swipe down
-        from the top and tap the gear") is the way there too. Items after the app's name ("From
-        the home screen, tap Settings > Connections") are in the app, and are followed there.
-        """
-        intent = item.intent
-        if not ctx.app or ctx.ui.package != ctx.app or in_shade(ctx.ui):
-            return None
-        if intent.kind in ("shade", "drawer") and intent.place != "home":
-            nxt = st.plan.after(item.step, item.pos)[:1]
-            if not (nxt and nxt[0].intent.kind in ("open", "tap") and self._in_app(nxt[0].intent.target or "", ctx.ui)):
-                return None  # the shade opened for a tile: pulled down for real
-        elif intent.place != "home":
-            return None
-        elif any(o.intent.place == "home" and o.intent.kind in ("open", "tap") and self._is_app_name(o.intent.target)
-                 for o in st.plan.of_step(item.step)[:item.pos]):
-            return None
-        return Satisfied(f"{intent.describe()} happens outside the app, on the way to it; "
-                          f"the episode is already in {ctx.app}")
-
-    @staticmethod
-    def _is_app_name(target: Optional[str]) -> bool:
-        return bool(target) and re.sub(r"\b(app|application)\b", "", normalise(target or "")).strip() in KNOWN_APPS
-
-    def _system_ui(self, item: PlanItem, ctx: PredictContext) -> Union[Act, Satisfied]:
-        """The phone's own UI, as a person uses it: the Home and Menu keys, the shade, the app drawer.
-
-        The same gestures work on the simulator and on a phone over adb: a Home key press, a swipe
-        down from the top edge (the notification shade with quick settings and its Settings gear), a
-        swipe up on the home screen (the app drawer, where every app's icon is).
-        """
-        ui, kind = ctx.ui, item.intent.kind
-        if kind == "home":
-            if on_launcher(ui) and not in_drawer(ui):
-                return Satisfied("already on the home screen")
-            return Act(Action(type=ActionType.HOME, rationale="step says home"), done=True)
-        if kind == "menu":
-            # KEYCODE_MENU opens the screen's overflow menu when it has one; on others nothing moves
-            return Act(Action(type=ActionType.MENU, rationale="step says press the Menu key"), done=True,
-                       expect_change=False)
-        if kind == "shade":
-            if in_shade(ui):
-                return Satisfied("the notification shade is open")
-            return Act(shade_swipe(ui, "swipe down from the top edge: the notification shade and quick settings"),
-                       done=True)
-        if in_drawer(ui):
-            return Satisfied("the app drawer is open")
-        if not on_launcher(ui):
-            # the drawer opens from the home screen (and the Home key folds the shade away)
-            return Act(Action(type=ActionType.HOME, rationale="the app drawer opens from the home screen: go home"),
-                       done=False)
-        icon = next((c for c in ui.controls if c.label and re.fullmatch(r"(?:all )?apps|app drawer|applications",
-                                                                        normalise(c.label))), None)
-        if icon is not None:  # launchers with an Apps button
-            return Act(control_action(ActionType.CLICK, icon, f"open the app drawer: tap {icon.label!r}"),
-                       done=True, control_id=icon.id)
-        return Act(drawer_swipe(ui, "swipe up on the home screen: the app drawer"), done=True)
-
-    def _via_drawer(self, intent: Intent, ctx: PredictContext, st: PlanState) -> Optional[Act]:
-        """An app not on the home screen is in the app drawer: swipe up there, as a person looks for it.
-
-        Only for an app the page opens ("Open X", a home-screen step, a known app's name), and never
-        on a home screen a repair's back press left the app for.
-        """
-        if intent.kind not in ("open", "tap") or not intent.target or not on_launcher(ctx.ui) or in_drawer(ctx.ui):
-            return None
-        if st.item.search.backs or st.reflection.phase is not None:
-            return None
-        if not (intent.kind == "open" or intent.place == "home" or self._is_app_name(intent.target)):
-            return None
-        return Act(drawer_swipe(ctx.ui, f"{intent.target!r} is not on the home screen: look in the app drawer"),
-                   done=False)
-
     def _placeholder(self, intent: Intent, ctx: PredictContext, matcher: Matcher) -> Optional[Act]:
         """'Tap the app you want', 'Select a preference: A B C': take an item of the list on screen."""
         ui = ctx.ui
@@ -769,39 +577,6 @@ class HeuristicPredictor(Repairs, ActionPredictor):
         return Act(control_action(ActionType.CLICK, c, f"{intent.target or intent.value or 'an item'!r} means any item of the "
                                                          f"list: taking {c.label!r}"),
                     done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
-
-    def _is_home(self, ctx: PredictContext, st: PlanState) -> bool:
-        ui = ctx.ui
-        return (st.home_title is not None and ui.title == st.home_title and ui.package == (ctx.app or ui.package)
-                and not any(normalise(c.label) == "navigate up" for c in ui.controls))
-
-    def _counterpart(self, intent: Intent, ctx: PredictContext, st: PlanState,
-                     matcher: Matcher) -> Optional[Act]:
-        """On the app's home screen a missing category may be taken as its one counterpart.
-
-        "Sound and Notification" is "Sounds & vibration", "More networks" is "Wi-Fi & network":
-        the single category sharing at least half of the name's distinctive words (docs/agent.md).
-        """
-        name = intent.target
-        if intent.kind not in ("tap", "open") or not name:
-            return None
-        if st.reflection.phase is not None or st.item.search.backs:
-            return None  # only on the home screen the page led to, never one a repair went back to
-        c = self._counterpart_of(name, ctx, st)
-        if c is None:
-            return None
-        return Act(control_action(ActionType.CLICK, c, f"{name!r} is not on the home screen; its one "
-                                                         f"counterpart there is {c.label!r}"),
-                    done=True, control_id=c.id)
-
-    def _counterpart_of(self, name: str, ctx: PredictContext, st: PlanState) -> Optional[Control]:
-        """The one home-screen category sharing at least half of ``name``'s distinctive words."""
-        words = _distinctive(name)
-        if not words or not self._is_home(ctx, st):
-            return None
-        hits = [c for c in ctx.ui.controls if c.label and c.role != "scrollable"
-                and 2 * len(words & _distinctive(c.label)) >= len(words)]
-        return hits[0] if len(hits) == 1 else None
 
     def _stuck_reason(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher) -> str:
         if st.no_credential is not None and intent.kind == "type":

@@ -236,7 +236,7 @@ def test_bad_serial_and_missing_adb_server(adb_host):
 
 def test_with_no_adb_server_running_the_device_starts_one_on_the_port_adb_is_told(no_adb_server):
     """A fresh machine: nothing listens yet. ANDROID_ADB_SERVER_PORT names the port, as for adb itself."""
-    from execution.adb_device import server_address
+    from execution.adb_server import server_address
 
     assert server_address() == ("127.0.0.1", no_adb_server.port)
     with AdbDeviceServer(StubPhone()) as phone:
@@ -265,7 +265,7 @@ def test_a_missing_remote_adb_server_is_an_error_naming_the_command(no_adb_serve
 
 
 def test_the_adb_server_address_follows_adb_s_own_rules(monkeypatch):
-    from execution.adb_device import server_address
+    from execution.adb_server import server_address
 
     monkeypatch.delenv("ANDROID_ADB_SERVER_ADDRESS", raising=False)
     monkeypatch.delenv("ANDROID_ADB_SERVER_PORT", raising=False)
@@ -392,7 +392,7 @@ def _tap_first_clickable(device, xml: str) -> None:
 
 def test_adbutils_helpers_work_unchanged(adb_host, served):
     """adbutils' own conveniences parse our output exactly as they parse a phone's."""
-    from execution.adb_device import adb_client
+    from execution.adb_server import adb_client
 
     phone = StubPhone()
     server = served(phone)

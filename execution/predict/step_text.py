@@ -1,0 +1,349 @@
+"""The words of an instruction step, before they become intents.
+
+Crawled text arrives with broken captions, lost full stops and filler around the labels;
+``steps.py`` reads intents only after this module has repaired the text, split it into
+sentences and clauses where a verb follows, and cut a control's label from its phrasing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from verirank_core.text import fold_unicode
+
+
+# --- verb table (longest phrases first) -------------------------------------------
+
+_VERBS: list[tuple[str, str, Optional[bool]]] = [
+    ("touch and hold", "long_press", None), ("press and hold", "long_press", None),
+    ("tap and hold", "long_press", None), ("hold down on", "long_press", None), ("hold down", "long_press", None),
+    ("long press on", "long_press", None), ("long-press on", "long_press", None),
+    ("long press", "long_press", None), ("long-press", "long_press", None),
+    ("turn on", "toggle", True), ("turn off", "toggle", False),
+    ("switch on", "toggle", True), ("switch off", "toggle", False),
+    ("toggle on", "toggle", True), ("toggle off", "toggle", False),
+    ("flip on", "toggle", True), ("flip off", "toggle", False),
+    ("enable", "toggle", True), ("disable", "toggle", False),
+    ("activate", "toggle", True), ("deactivate", "toggle", False),
+    ("uncheck", "toggle", False), ("untick", "toggle", False), ("tick", "toggle", True),
+    ("select or clear", "toggle", None), ("check or uncheck", "toggle", None), ("tick or untick", "toggle", None),
+    ("toggle", "toggle", None), ("flip", "toggle", None), ("turn", "toggle", None),
+    ("slide", "toggle", None), ("switch", "toggle", None), ("switch to", "tap", None),
+    ("make sure", "ensure", None), ("check that", "ensure", None), ("ensure", "ensure", None),
+    ("verify that", "ensure", None), ("confirm that", "ensure", None), ("check whether", "ensure", None),
+    ("set", "set", None), ("change", "set", None), ("adjust", "set", None),
+    ("search for", "type", None), ("type in", "type", None), ("type", "type", None),
+    ("enter", "type", None), ("input", "type", None), ("write", "type", None),
+    ("fill in", "type", None),
+    ("select", "select", None), ("choose", "select", None), ("pick", "select", None),
+    ("press the home button", "home", None), ("tap the home button", "home", None),
+    ("press the back button", "back", None), ("tap the back button", "back", None),
+    ("tap the back arrow", "back", None), ("go back", "back", None), ("press back", "back", None), ("tap back", "back", None),
+    ("navigate back", "back", None), ("return to the previous screen", "back", None),
+    ("go to the home screen", "home", None), ("go home", "home", None),
+    ("press home", "home", None), ("return home", "home", None),
+    ("press enter", "enter", None), ("hit enter", "enter", None), ("tap enter", "enter", None),
+    ("scroll down", "scroll", None), ("scroll up", "scroll", None),
+    ("swipe up", "scroll", None), ("swipe down", "scroll", None), ("scroll", "scroll", None),
+    ("open up", "open", None), ("open", "open", None), ("opening", "open", None), ("launch", "open", None),
+    ("start", "open", None), ("run", "open", None),
+    ("go to", "tap", None), ("go into", "tap", None), ("navigate to", "tap", None),
+    ("head to", "tap", None), ("head over to", "tap", None), ("move to", "tap", None),
+    ("tap on", "tap", None), ("click on", "tap", None), ("press on", "tap", None),
+    ("tap", "tap", None), ("click", "tap", None), ("press", "tap", None), ("hit", "tap", None),
+    ("touch", "tap", None), ("access", "tap", None), ("visit", "tap", None),
+    ("find and tap", "tap", None), ("find", "locate", None), ("locate", "locate", None), ("look for", "locate", None),
+    ("check", "tap", None), ("view", "tap", None), ("save", "tap", None),
+]
+_VERBS.sort(key=lambda v: -len(v[0]))
+_VERB_RE = re.compile(
+    r"^(?:" + "|".join(re.escape(v) for v, _, _ in _VERBS) + r")\b", re.IGNORECASE
+)
+_VERB_KIND = {v: (k, s) for v, k, s in _VERBS}
+_VERB_WORDS = frozenset(w for v, _, _ in _VERBS for w in v.split())
+
+_LEAD_RE = re.compile(
+    r"^(?:(?:step\s*\d+\s*[:.)-]?)|(?:\d+\s*[.):-])|[-*•·]|(?:now|then|next|finally|first|lastly|also|"
+    r"simply|just|please|afterwards|after that|once there|once (?:it|this) (?:opens|is open)|"
+    r"(?:do )?(?:one|any) of the following:|"
+    r"you (?:can|need to|should|must|will need to|have to|may|want to)(?: also| then| now| simply)?|"
+    r"(?:on|in|from) (?:the|your) (?:home screen|app drawer|next screen|screen|menu|list)),?)\s*",
+    re.IGNORECASE,
+)
+#: a leading place or time, up to its comma: "Under 'Personal,'", "At the top right,", "On your Android phone,",
+#: "To delete the album,", "When the message appears,", "After you select the photos,"
+_PREFIX_RE = re.compile(
+    r"^(?:under|at|in|on|from|within|inside|below|above|beside|near|next to|to the (?:right|left) of|"
+    r"with|to|when|once|after|before|while|as soon as)\b[^,;]{1,80}?,['\"]?\s+",
+    re.IGNORECASE,
+)
+#: the gear icon of these places is Settings' own icon (an app's gear stays a tap)
+_LAUNCHER_RE = re.compile(r"\b(?:home ?screen|app drawer|notification (?:panel|shade|bar)|quick settings)\b", re.IGNORECASE)
+_SEE_RE = re.compile(r"^(?:(?:under|in|at|on|next to)\b[^,]{0,60},[\"'”’]?\s*)?(?:here,?\s*)?you (?:can|will|'ll|ll|should|may) "
+                     r"(?:find|see|view|notice|read)\b", re.IGNORECASE)
+_TURN_PURPOSE_RE = re.compile(r"^(to (?:turn|switch) (?:it |this |\w+ )?(?:on|off)),\s*", re.IGNORECASE)
+_CONDITION_RE = re.compile(r"^(?:if|unless)\s+([^,;]{1,100}?),\s*(?:then\s+)?", re.IGNORECASE)
+_QUOTE_RE = re.compile(r"[\"“”]([^\"“”]{1,80})[\"“”]|(?<![A-Za-z])['‘’]([^'‘’]{1,80})['‘’](?![A-Za-z])")
+_PATH_SPLIT_RE = re.compile(r"\s*(?:>|→|->|»|›)\s*")
+_SENTENCE_RE = re.compile(r"\s*(?:;|(?<=[a-z0-9)\"'’”])[.!?]\s+(?=[A-Z\"']))\s*")
+_THEN_RE = re.compile(r"\s*(?:,?\s+and then\s+|,\s*then,?\s+|\s+then\s+)\s*", re.IGNORECASE)
+_AND_RE = re.compile(r"(,?\s+and\s+|,\s+)", re.IGNORECASE)
+_INFO_RE = re.compile(
+    r"^(?:this|that|it|it's|its|you(?:'ll| ll| will| should| can now| are| now| may need| might| won't)|your|"
+    r"there|here|the (?:\w+ )?(?:phone|device|screen|app|icon|page|menu|option|button|message|system) (?:will|should|is|appears|opens)|"
+    r"note|tip|done|that's it|congratulations|now the|now your|if |when |once |wait|doing so|tapping|selecting|"
+    r"the [\w ]{1,40} will\b)",
+    re.IGNORECASE,
+)
+#: "to open the menu", "to turn everything off": why a step acts, never part of a label
+_PURPOSE_VERBS = (
+    "open|display|show|bring|see|view|save|finish|start|turn|toggle|enable|disable|pair|type|verify|confirm|"
+    "continue|proceed|access|launch|get|go|make|select|choose|change|create|delete|remove|begin|complete|edit|"
+    "call|send|scroll|return|switch|use|enter|hear|configure|check|reveal|expand|find|search|set|adjust|"
+    "activate|deactivate|allow|block|stop|reset|restart|close|exit|apply|add|move|copy|share|play|pause|record|"
+    "take|capture|install|download|update|upload|sign|log|unlock|lock|mute|silence|dismiss|clear|back|batch|"
+    "bring|pull|drag|zoom|let|keep|protect|help|prevent|avoid|ensure|connect|disconnect|link|sync|rename|hide|"
+    "insert|import|export|print|scan|test|try|learn|manage|customi[sz]e|personali[sz]e|pick|register|join|leave|"
+    "listen|watch|read|reply|forward|mark|archive|select|transfer|restore|erase|wipe|format|free|speed"
+)
+_PURPOSE_RE = re.compile(rf"(?<!\bnext)\s+(?:in order |so as )?to (?:{_PURPOSE_VERBS})\b.*$", re.IGNORECASE)
+_SO_RE = re.compile(r"\s+so (?:that )?(?:it|this|the \w+|they)\s+(?:turns?|is|are|becomes?|switch(?:es)?|goes)\s+(on|off|green|grey|gray|blue|enabled|disabled)\b.*$", re.IGNORECASE)
+#: what qualifies the control rather than names it: places, relative clauses, means, repetitions
+_QUALIFIER_RE = re.compile(
+    r"\s+(?:"
+    r"(?:that|which|who)\s+(?:you|is|are|appears?|says|looks|was|were|has|have)\b|"
+    r"(?:you|you'd|you'll)\s+(?:want|wish|would|'d|need|like|have|had|just|can|will)\b|"
+    r"(?:found|located|labell?ed|listed|shown|displayed|identified|depending|until|by \w+ing)\b|"
+    r"or (?:whatever|whichever|any other|another|the one)\b|"
+    r"(?:on|in|at|from|along|near|beside|between|inside|within|under|over)\s+(?:the|your|any|a|an|each|every)\b|"
+    r"(?:at|from|on|in|near) (?:the )?(?:bottom|top|upper|lower|left|right)\b|"
+    r"(?:below|above|beneath|underneath)\b|"
+    r"(?:for|on) (?:a |about )?(?:few )?seconds?\b|"
+    r"(?:once|twice|three times|\w+ times)$|"
+    r"(?:there|here)$|"
+    r"(?:if|when|whenever|once|after|as)\s+(?:it|you|prompted|asked|needed|necessary|available|applicable|shown|one)\b"
+    r").*$",
+    re.IGNORECASE,
+)
+_TRAILING_NOISE_RE = re.compile(
+    r"\s+(?:(?:at|near|on|in|from|under) (?:the )?(?:top|bottom|list|menu|screen|page|right|left|"
+    r"corner|top right|top left|bottom right|bottom left|upper right|lower right)(?: (?:of|on) the (?:screen|page|list|menu))?|"
+    r"on (?:your|the) (?:phone|device|screen|home screen)|from the (?:list|menu|options)|"
+    r"in (?:the )?settings|if (?:it is|it's) not already (?:on|off|enabled|disabled))$",
+    re.IGNORECASE,
+)
+_GENERIC_TAIL_RE = re.compile(
+    r"\s+(?:option|options|button|menu|tab|icon|item|entry|toggle|switch|setting|section|link|app|application|list)$",
+    re.IGNORECASE,
+)
+_GENERIC_HEAD_RE = re.compile(
+    r"^(?:the |a |an |your |on |onto |into |to |at |any |either |desired |preferred |appropriate |applicable )+|"
+    r"^(?:your |the )?(?:phone|device|tablet|android)(?:'s| s|’s) |"
+    r"^(?:the )?(?:on/off |on-off )?(?:switch|toggle|option|button|checkbox|box|slider) (?:next to|for|beside|labell?ed|called|named) (?:the )?",
+    re.IGNORECASE,
+)
+_TURN_SUFFIX_RE = re.compile(
+    r"\s+(?:to )?(?:turn (?:it |this |them |the feature |the setting |the option |(?P<named>[^ ](?:(?!\bturn\b).){0,40}?) )?(?P<w1>on or off|on|off)"
+    r"|(?P<w2>enable|disable) (?:it|this|them)|toggle (?:it |this )?(?P<w3>on|off))$",
+    re.IGNORECASE,
+)
+#: "from the list" names no control
+_GENERIC_PLACES = {"list", "menu", "options", "screen", "page", "pop-up", "popup", "dropdown", "drop-down", "dialog", "following"}
+_CREDENTIALS = (
+    ("password", "password"), ("passcode", "password"), ("pin", "pin"),
+    ("e-mail", "email"), ("email", "email"), ("username", "username"), ("user name", "username"),
+    ("phone number", "phone"),
+)
+#: words that stand for the control the page named before ("Turn it on", "Disable it there")
+_ANAPHORA = frozenset({"it", "this", "that", "them", "this option", "this setting", "that option", "one"})
+#: a control named only by its kind ("Flip the switch"): the one the page is about (its heading), else the last named
+_GENERIC_CONTROLS = frozenset({
+    "switch", "toggle", "slider", "feature", "setting", "on/off switch", "on/off", "on-off", "checkbox", "option",
+})
+_PRONOUNS = _ANAPHORA | _GENERIC_CONTROLS
+#: wikiHow icon captions and spacing the crawl broke ("U nder", "a pp", "Wi -Fi", "Tap Privacy .")
+_ARTEFACT_WORDS = frozenset({
+    "under", "app", "apps", "tap", "open", "select", "settings", "setting", "scroll", "swipe", "turn", "toggle",
+    "enable", "disable", "find", "press", "choose", "menu", "account", "about", "option", "options", "phone",
+    "device", "screen", "notifications", "display", "network", "internet", "general", "security",
+})
+_IMAGE_RE = re.compile(r"\s*Image titled (?:[^\s]+\.(?:png|jpg|jpeg|gif|svg)|.{1,120}? Step \d+(?: \d+\b)?)\s*",
+                       re.IGNORECASE)
+_REFERENCE_RE = re.compile(r"\s*\[\d{1,3}\]\s*")
+_APPISH = frozenset({"settings", "setting", "settings app"})
+
+
+def _repair(text: str) -> str:
+    """Undo crawl artefacts and Unicode variants before reading the text."""
+    t = fold_unicode(text)
+    t = _IMAGE_RE.sub(" ", t)
+    t = _REFERENCE_RE.sub(" ", t).strip()
+
+    def join(m: re.Match) -> str:
+        word = m.group(1) + m.group(2)
+        return word if word.lower() in _ARTEFACT_WORDS and m.group(2).lower() not in _ARTEFACT_WORDS else m.group(0)
+
+    t = re.sub(r"\b([A-Za-z]) ([a-z]{2,})\b", join, t)
+    t = re.sub(r"(?<=\w) -(?=\w)", "-", t)  # "Wi -Fi"
+    t = re.sub(r"\s+([.,;:!?])", r"\1", t)  # "Tap Privacy ." -> "Tap Privacy."
+    t = _DOUBLED_RE.sub(r"\1", t)
+    return _unglue(t).strip()
+
+
+#: a caption the crawl repeated ("Notification Sounds Notification Sounds"): read once
+_DOUBLED_RE = re.compile(r"\b([A-Z][\w'&-]*(?:\s+[\w'&-]+){0,6}?)(?:\s+\1\b)+")
+#: a capitalised command inside a sentence: where a crawl lost the full stop ("... Settings Select Notification Sounds")
+_GLUED_RE = re.compile(r"(?<=[A-Za-z0-9)])\s+(?=(?:Tap|Select|Choose|Pick|Press|Open|Go to|Turn|Toggle|Scroll|Swipe|"
+                       r"Enable|Disable|Navigate|Click|Head)\s+\S)")
+#: words after which a capitalised command word is a name, not a new sentence ("Turn on Select to Speak",
+#: "tap Open by default", "via Touch ID", "the Enable LTE toggle")
+_NAME_LEADS = frozenset("""
+a an the to of for on off in at by via with from into onto or and then up your my its this that any
+""".split())
+
+
+def _unglue(text: str) -> str:
+    """Put back the full stops a crawl dropped between two commands.
+
+    Only before a capitalised command word that follows a plain word (not a verb, article or
+    preposition, which would make it part of a name), and never after a colon in the same
+    sentence, where capitalised words list choices ("method: None Swipe Pattern PIN").
+    """
+    out, last = [], 0
+    for m in _GLUED_RE.finditer(text):
+        before = text[:m.start()]
+        prev = before.rsplit(None, 1)[-1].lower() if before.split() else ""
+        sentence = re.split(r"[.!?]\s", before)[-1]
+        if prev in _NAME_LEADS or prev in _VERB_WORDS or ":" in sentence:
+            continue
+        out.append(text[last:m.start()] + ";")  # a sentence break whatever the case before it ("INSTALL")
+        last = m.start()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _clean_target(text: str) -> Optional[str]:
+    """Strip articles, filler and generic nouns; keep the words a control would show."""
+    t = text.strip().strip(" .,:;!")
+    t = re.sub(r"\s*\([^)]*\)?", "", t)  # "(factory reset)" explains, it is not a label
+    for _ in range(3):
+        before = t
+        cut = _QUALIFIER_RE.sub("", t).strip(" .,:;!")
+        if cut:
+            t = cut
+        t = _TRAILING_NOISE_RE.sub("", t).strip(" .,:;!")
+        t = _GENERIC_HEAD_RE.sub("", t).strip()
+        stripped = _GENERIC_TAIL_RE.sub("", t).strip()
+        if stripped:
+            t = stripped
+        if t == before:
+            break
+    t = t.strip(" .,:;!\"'“”‘’")
+    return t or None
+
+
+def _quoted(text: str) -> list[str]:
+    return [a or b for a, b in _QUOTE_RE.findall(text)]
+
+
+def _credential(text: str) -> Optional[str]:
+    low = text.lower()
+    for word, name in _CREDENTIALS:
+        if re.search(rf"\b{re.escape(word)}\b", low):
+            return name
+    return None
+
+
+def _sentences(step: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_RE.split(step) if s and s.strip(" .")]
+
+
+def _starts_with_verb(piece: str, after_and: bool) -> bool:
+    piece = _strip_lead(piece)
+    m = _VERB_RE.match(piece)
+    if not m:
+        return False
+    # "Language and Input", "Language and input": after a bare "and", a capitalised word or a verb
+    # with nothing to act on is part of a label ("and tap ." is a tap whose icon name was lost)
+    alone = not piece[m.end():].strip(" .,;") and _VERB_KIND[m.group(0).lower()][0] not in ("back", "home", "enter")
+    return not (after_and and (piece[:1].isupper() or (alone and m.group(0).lower() not in ("save", "tap", "click", "tap on", "click on"))))
+
+
+def _split_clauses(sentence: str) -> list[str]:
+    clauses: list[str] = []
+    for part in _THEN_RE.split(sentence):
+        part = part.strip()
+        if not part:
+            continue
+        # "X and tap Y": split on "and"/"," only where a verb follows
+        pieces = _AND_RE.split(part)
+        current = pieces[0]
+        for sep, piece in zip(pieces[1::2], pieces[2::2]):
+            after_and = "and" in sep.lower() and "," not in sep
+            if _starts_with_verb(piece, after_and):
+                clauses.append(current)
+                current = piece
+            elif _INFO_RE.match(piece):
+                if not clauses and not _VERB_RE.match(_strip_prefixes(current)):
+                    current = ""  # "After a moment, the device appears": no action at all
+                break  # ", and the app will remove any duplicates": the rest is commentary
+            else:
+                current = f"{current}{' and ' if 'and' in sep.lower() else ', '}{piece}"
+        clauses.append(current)
+    return [c for c in clauses if c.strip(" .")]
+
+
+def _strip_lead(text: str) -> str:
+    for _ in range(4):
+        new = _LEAD_RE.sub("", text, count=1).strip()
+        if new == text:
+            break
+        text = new
+    return text
+
+
+#: a step done outside the app: on the home screen or in the app drawer
+_HOME_RE = re.compile(r"^(?:(?:from|on|at|in) (?:any|the|your|a) (?:home ?screen|home|app drawer|apps? (?:screen|tray|list))\b"
+                      r"|(?:go to|return to|open) (?:the |your )?(?:home ?screen|app drawer)\b"
+                      r"|swipe up (?:from the (?:bottom|home screen)|on the home screen|to open the app drawer))",
+                      re.IGNORECASE)
+
+
+def _strip_lead_keep_place(text: str) -> str:
+    """``_strip_lead``, but "From the home screen," stays: it says where the step happens."""
+    if _HOME_RE.match(text):
+        return text
+    return _strip_lead(text)
+
+
+def _strip_prefixes(text: str) -> str:
+    """Drop leading places and times ("Under 'Personal,'", "At the top,") when a verb follows."""
+    for _ in range(3):
+        text = _strip_lead(text)
+        m = _PREFIX_RE.match(text)
+        if not m or not _VERB_RE.match(_strip_lead(text[m.end():])):
+            break
+        text = text[m.end():]
+    return _strip_lead(text)
+
+
+def _alternatives(text: str) -> list[str]:
+    """'Security or Security & location' -> both names, when both look like labels."""
+    parts = re.split(r"\s+or\s+(?:tap\s+|select\s+|choose\s+)?", text)
+    if len(parts) < 2:
+        return [text]
+    names = [_clean_target(p) for p in parts]
+    if any(not n for n in names):
+        return [text]
+    if not all(n[:1].isupper() or n[:1].isdigit() or p.strip()[:1] in "\"'" for n, p in zip(names, parts)):
+        return [text]
+    return list(dict.fromkeys(names))
+
+
+def _is_hardware(raw: str, target: str) -> bool:
+    """'the POWER button', 'Power and Volume-Down buttons': keys on the phone's side, not on the screen."""
+    if not re.search(r"\b(?:power|volume|side|bixby)\b", target, re.IGNORECASE):
+        return False
+    return bool(re.search(r"\b(?:button|buttons|key|keys)\b", raw, re.IGNORECASE)) or bool(
+        re.fullmatch(r"(?:power|volume[ -]?(?:up|down)?)(?: and (?:power|volume[ -]?(?:up|down)?))*", target, re.IGNORECASE))
