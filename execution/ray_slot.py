@@ -58,8 +58,8 @@ class RaySlot(OneAtATime):
         self.pinned = False
         self._retired = False
 
-    def _start(self, spec: str) -> Any:
-        options = placement(spec)
+    def _start(self, spec: str, live: list[str]) -> Any:
+        options = placement(spec, dict.fromkeys(live, 1))
         self.pinned = bool(options)
         options = {"num_cpus": self.cpus, "max_restarts": 0, **options}
         return self.ray.remote(**options)(_RayActor).remote(self.config_json, self.run_dir)
@@ -70,10 +70,11 @@ class RaySlot(OneAtATime):
         if self.actor is None:
             # on a farm a device runs on its own node or not at all: never wait for a resource that
             # left with its node, and never reach a phone from another host
-            if gone(spec, self.pinned) or (not placement(spec) and advertised_devices()):
+            live = advertised_devices()  # asked once: each question is a round trip to the cluster
+            if spec not in live and (self.pinned or live):
                 self._retired = True
                 raise DeviceError(f"{spec}: no node of the farm advertises it (any more)")
-            self.actor = self._start(spec)
+            self.actor = self._start(spec, live)
         try:
             return self.ray.get(self.actor.run.remote(job, spec))
         except RayTaskError as exc:
