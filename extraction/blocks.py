@@ -652,17 +652,35 @@ _ANNOUNCES = re.compile(r"\bfollowing\b[^.!?]{0,40}:|:\s*$", re.I)
 
 
 def _telling_end(sentences: Sequence[tuple[int, str]], last: int) -> int:
-    """Where the telling ends: the sentences after the last instruction in its own paragraph
-    ("It's toward the bottom of the screen.", the options it offers), at most ``_TRAILING``;
-    a paragraph after it ("The names differ between makers.") is not part of it."""
+    """Where the telling ends: the sentences after the last instruction ("It's toward the bottom
+    of the screen.", the options it offers, "Your TV should start mirroring."), at most
+    ``_TRAILING``. They run on into the section's later paragraphs, as a list's last items do:
+    the section is the answer, and on real help pages its closing sentences belong to the steps.
+    A question ("Still stuck?"), a line that is no sentence (a byline), another route ("On some
+    phones it is under ...") or a remark on the page ("Names can differ between makers.") ends them."""
     end = last
-    # "Select one of the following options:" -- the options follow, in later paragraphs too
+    # "Select one of the following options:" -- the options follow, sentences or not
     announces = bool(_ANNOUNCES.search(sentences[last][1]))
     while (end + 1 < len(sentences) and end - last < _TRAILING
-           and (announces or sentences[end + 1][0] == sentences[last][0])
-           and not sentences[end + 1][1].rstrip().endswith("?")):
+           and not sentences[end + 1][1].rstrip().endswith("?")
+           and (announces or sentences[end + 1][0] == sentences[last][0]
+                or _reads_as_prose(sentences[end + 1][1]))):
         end += 1
     return end
+
+
+def _reads_as_prose(text: str) -> bool:
+    """A sentence of the telling, not a byline or a caption ("answered by helper_pro"), nor
+    another route told after the steps ("On some phones it is under Connections > More.")."""
+    return (len(text.split()) >= 4 and text.rstrip().endswith((".", "!", ")", '"', "'"))
+            and not _ARROW_SEP.search(text) and not _ANOTHER_ROUTE.match(text) and not _CAVEAT.search(text))
+
+
+#: a remark on the page itself after the steps: "The exact names can differ between phone makers."
+_CAVEAT = re.compile(r"\b(?:differ|differs|vary|varies|may look different|might look different)\b", re.I)
+#: a paragraph that offers another way or another phone, after the steps
+_ANOTHER_ROUTE = re.compile(r"^\W*(?:alternatively|or,|otherwise|on (?:some|other|older|newer) (?:phones|devices|"
+                            r"models|versions)|(?:some|other|older) (?:phones|devices|models))\b", re.I)
 
 
 def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
@@ -713,6 +731,21 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 _MAX_HEADING_GAP = 3
 
 
+def _telling_headings(snippets: Sequence[Snippet], heads: list[int], run: list[int], tag: str) -> list[int]:
+    """Headings after a run's last action that go on telling in sentences ("Under Location, you
+    can see what the app asked for."), at most ``_MAX_HEADING_GAP``; a title ("Troubleshooting"),
+    a question or a higher heading ends the steps."""
+    after = [i for i in heads if i > run[-1]][:_MAX_HEADING_GAP]
+    out: list[int] = []
+    for i in after:
+        prev = out[-1] if out else run[-1]
+        higher = any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag] for j in range(prev + 1, i))
+        if higher or is_imperative(snippets[i].text) or not _reads_as_prose(snippets[i].text):
+            break
+        out.append(i)
+    return out
+
+
 def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     """Unnumbered sibling headings that read as actions, each with its body ("Make a List..." + paragraphs)."""
     # sibling headings, or headings of parallel containers (one <div class="step"> each)
@@ -744,6 +777,7 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             sentences = all(snippets[i].text.rstrip().endswith((".", "!")) for i in run)
             if len(run) < 3 and not (len(run) == 2 and sentences):
                 continue
+            run = run + _telling_headings(snippets, heads, run, tag)
             steps, longest, end = [], 0, 0
             context: list[str] = []
             for n, i in enumerate(run):

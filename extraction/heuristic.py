@@ -71,6 +71,10 @@ _TITLE_WEIGHT = 0.9
 _TITLE_FLOOR = 0.4
 #: how much a kind of block is trusted when scores are close: a page's own list or
 #: numbered steps beat a menu path mentioned in passing
+#: a list, table or set of step headings that holds the winning block stands for it down to
+#: this how-to score (the winner itself needs ``min_howto``)
+_HOLDER_HOWTO = 0.25
+_CONTAINERS = ("list", "numbered", "table", "deflist", "headings")
 _KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "headings": 0.95, "imperative": 0.95,
                "prose": 0.95, "breadcrumb": 0.85}
 
@@ -270,10 +274,15 @@ class HeuristicExtractor(Extractor):
             return ExtractorOutput(reason="no step-like block (list, numbered steps, menu path or instructions)")
 
         # only blocks that read like instructions are worth embedding
-        steplike = [b for b in blocks if _block_howto(b, page) >= cfg.min_howto]
+        howto = {id(b): _block_howto(b, page) for b in blocks}
+        steplike = [b for b in blocks if howto[id(b)] >= cfg.min_howto]
         if not steplike:
             return ExtractorOutput(reason=f"{len(blocks)} block(s) found, none reads like instructions")
-        howto_ok = self.score_blocks(query, page, steplike)
+        # a page's own list whose items are mostly "Label: what it does" reads less like
+        # instructions, yet a menu path inside it is only a part of the page's answer
+        containers = [b for b in blocks if _HOLDER_HOWTO <= howto[id(b)] < cfg.min_howto and b.kind in _CONTAINERS]
+        scored = self.score_blocks(query, page, steplike + containers)
+        howto_ok, containers_scored = scored[:len(steplike)], scored[len(steplike):]
         relevant = [s for s in howto_ok if s.relevance >= cfg.min_relevance]
         if not relevant:
             best = max(howto_ok, key=lambda s: s.relevance)
@@ -309,6 +318,8 @@ class HeuristicExtractor(Extractor):
         # (a block for another platform counts too: the winner may be the neutral tail of an
         # iPhone answer, and steps that start midway cannot start on the device at all)
         holders = relevant if cfg.other_platform == "accept" else fitting
+        holders = holders + [s for s in containers_scored if s.relevance >= cfg.min_relevance
+                             and (cfg.other_platform == "accept" or s.platform in (None, platform))]
         outer = [s for s in holders if s is not best and s.block.first <= best.block.first
                  and s.block.last >= best.block.last and _size(s.block) > _size(best.block)
                  and s.relevance >= best.relevance - 0.15]

@@ -6,7 +6,9 @@ with their intents, ``execution/predict/steps.py``). ``predict`` takes the curre
 
 1. the page's other choice ("To turn off, ..." after "To turn on, ..."): not done (``alternative``);
 2. a step outside the app ("From the home screen, tap Apps"): done when already in the app;
-3. the item's condition ("If you don't see X, tap Y": satisfied when X is on screen);
+3. the item's condition ("If you don't see X, tap Y": satisfied when X is on screen); then, after
+   other steps, a path rooted at the app ("Go to Settings", "Settings > A", "In Settings, tap X")
+   starts again on its home screen: Back until it shows (``system_ui.py``);
 4. **lookahead**: the item is absent or only loosely there and the next named item is visible:
    skip to it (``skip``), never past a setting or the page's last named item; a loose match first
    scrolls its screen for the next name below the fold (``scroll``), as a person would;
@@ -186,6 +188,8 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
             # the current item itself (found there, the page's route would not have led to it)
             return self._reflect(intent, ctx, st, matcher)
         result: Union[Act, Satisfied, Skip, None] = self._condition(intent, ctx, matcher)
+        if result is None:
+            result = self._to_app_home(item, ctx, st)
         if result is None:
             result = self._lookahead(item, ctx, st, matcher)
         if result is None:

@@ -217,6 +217,10 @@ class NavigationState:
     #: knowledge: the device's title the item was mapped to, and the card's source
     renamed: Optional[tuple[str, str]] = None
     peek: PeekState = field(default_factory=PeekState)
+    #: Back presses sent to return to the app's home screen ("Go to Settings" after other steps)
+    home_backs: int = 0
+    #: the way home is over for this item (reached, or not needed): the item's own moves start
+    home_done: bool = False
 
 
 @dataclass

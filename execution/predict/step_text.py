@@ -303,6 +303,9 @@ def _strip_lead(text: str) -> str:
     return text
 
 
+#: "In Settings, tap Display", "From your phone's Settings menu, ...": the step starts on the app's home screen
+_APP_ROOT_RE = re.compile(r"^(?:in|from|on|within|inside) (?:the |your )?(?:(?:phone|device)'?s? )?(?:main )?settings"
+                          r"(?: app| menu| screen| page)?\s*,", re.IGNORECASE)
 #: a step done outside the app: on the home screen or in the app drawer
 _HOME_RE = re.compile(r"^(?:(?:from|on|at|in) (?:any|the|your|a) (?:home ?screen|home|app drawer|apps? (?:screen|tray|list))\b"
                       r"|(?:go to|return to|open) (?:the |your )?(?:home ?screen|app drawer)\b"

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Literal, Optional
 
 from execution.predict.step_text import (
-    _APPISH, _CONDITION_RE, _GENERIC_CONTROLS, _GENERIC_PLACES, _HOME_RE, _INFO_RE, _LAUNCHER_RE, _PATH_SPLIT_RE,
+    _APP_ROOT_RE, _APPISH, _CONDITION_RE, _GENERIC_CONTROLS, _GENERIC_PLACES, _HOME_RE, _INFO_RE, _LAUNCHER_RE, _PATH_SPLIT_RE,
     _PRONOUNS, _PURPOSE_RE, _SEE_RE, _SO_RE, _TURN_PURPOSE_RE, _TURN_SUFFIX_RE, _VERB_KIND, _VERB_RE,
     _alternatives, _clean_target, _credential, _is_hardware, _quoted, _repair, _sentences, _split_clauses,
     _strip_lead_keep_place, _strip_prefixes,
@@ -60,7 +60,8 @@ class Intent:
     placeholder: bool = False
     #: the options a placeholder choice lists, as written ("None Swipe Pattern PIN Password")
     choices: Optional[str] = None
-    #: where the step happens when it is outside the app: "home" (home screen, app drawer, quick settings)
+    #: where the step happens: "home" (outside the app: home screen, app drawer, quick settings), or
+    #: "app" (the app's own home screen: "In Settings, tap Display", the root of "Settings > Display")
     place: Optional[str] = None
 
     def describe(self) -> str:
@@ -353,7 +354,7 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
     if kind == "long_press":
         return [Intent("tap", t) for t in path] + [Intent("long_press", last, **extra)]
     out = [Intent("tap", t) for t in path] + [Intent("tap", last, **extra)]
-    if verb in ("go to", "navigate to", "head to", "head over to") and (path or out[0].target.lower() in _APPISH):
+    if verb in ("go to", "go into", "navigate to", "head to", "head over to") and (path or out[0].target.lower() in _APPISH):
         out[0] = replace(out[0], kind="open")
     if kind == "locate":
         out[-1] = replace(out[-1], value="\x00locate")  # marker, removed in _merge_locate
@@ -425,6 +426,7 @@ def _parse_unresolved(step: str) -> tuple[Intent, ...]:
     for sentence in _sentences(_repair(step)):
         sentence = _strip_lead_keep_place(sentence)
         place = "home" if _HOME_RE.match(sentence) else None
+        app_root = _APP_ROOT_RE.match(sentence)
         condition = None
         m_turn = _TURN_PURPOSE_RE.match(sentence)
         if m_turn and _VERB_RE.match(_strip_prefixes(sentence[m_turn.end():])):
@@ -466,6 +468,11 @@ def _parse_unresolved(step: str) -> tuple[Intent, ...]:
         got = [replace(g, target=got[i + 1].target) if g.kind == "scroll" and g.target is None and i + 1 < len(got)
                and re.match(r"^\s*scroll to\s*$", clause_text, re.IGNORECASE) else g
                for i, (g, clause_text) in enumerate(zip(got, clauses + [""] * len(got)))]
+        if app_root and got:
+            got[0] = replace(got[0], place="app")  # where the sentence starts; the rest follows from there
+        elif len(got) > 1 and got[0].kind == "tap" and got[0].place is None \
+                and (got[0].target or "").lower() in _APPISH:
+            got[0] = replace(got[0], place="app")  # "check Settings > Apps": the app roots the path
         if condition:
             got = [replace(g, condition=condition) for g in got]
         intents.extend(got)

@@ -50,6 +50,48 @@ class SystemUI:
         return Satisfied(f"{intent.describe()} happens outside the app, on the way to it; "
                           f"the episode is already in {ctx.app}")
 
+    #: Back presses at most on the way to the app's home screen; past that the page is followed from where it is
+    _HOME_BACKS = 8
+    _APP_FILLER_RE = re.compile(r"\b(?:the|your|phone s|device s|main|menu|screen)\b|\b(?:app|application)$")
+
+    def _names_app_itself(self, target: Optional[str], ctx: PredictContext) -> bool:
+        """``target`` is the episode's app by name ("Settings", "your phone's Settings menu"), not one
+        of its screens ("Wi-Fi settings")."""
+        name = " ".join(self._APP_FILLER_RE.sub(" ", normalise(target or "")).split())
+        return bool(name) and KNOWN_APPS.get(name) == ctx.app
+
+    def _to_app_home(self, item: PlanItem, ctx: PredictContext, st: PlanState) -> Union[Act, Satisfied, None]:
+        """'Go to Settings', 'Settings > A > B', 'In Settings, tap X' after other steps: a path rooted at
+        the app starts on its home screen.
+
+        A person told midway to go to Settings itself starts again from its main screen, not from the
+        sub-screen the earlier steps left open: the app's own name roots an absolute path. Back is
+        pressed until the app's first screen shows again (the same key over adb as in the simulator).
+        Before anything was done (the page's first "Open Settings") the episode is there already.
+        """
+        intent, ui = item.intent, ctx.ui
+        if st.item.home_done:
+            return None  # only before the item's own moves ("turn on Wi-Fi" opens Wi-Fi & network)
+        names = intent.kind in ("open", "tap") and self._names_app_itself(intent.target, ctx)
+        if names and intent.kind == "tap" and intent.place != "app":
+            names = False  # only the root of a path ("Settings > Apps"), never a row of that name
+        rooted = names or (intent.place == "app" and self._names_app_itself("Settings", ctx))
+        last = ctx.history[-1] if ctx.history else None
+        if not rooted or not ctx.app or ui.package != ctx.app or in_shade(ui) or st.home_title is None \
+                or not any(not h.noop for h in ctx.history) or ui.title == st.home_title \
+                or st.item.home_backs >= self._HOME_BACKS or (st.item.home_backs and not last.changed):
+            # there already, nothing done yet (the page's first "Open Settings"), or Back does not
+            # lead there: the item is followed from this screen
+            st.item.home_done = True
+            if rooted and names and intent.kind == "tap" and ui.title == st.home_title:
+                return Satisfied(f"{intent.target!r} roots the page's path: on its home screen {ui.title!r}")
+            return None  # "open": already in the app (``_open``); "In Settings, tap X": tap X here
+        st.item.home_backs += 1
+        where = intent.target if names else "Settings"
+        return Act(Action(type=ActionType.BACK,
+                          rationale=f"the page sends the reader to {where!r} itself: back from "
+                                    f"{ui.title!r} toward its home screen {st.home_title!r}"), done=False)
+
     @staticmethod
     def _is_app_name(target: Optional[str]) -> bool:
         return bool(target) and re.sub(r"\b(app|application)\b", "", normalise(target or "")).strip() in KNOWN_APPS

@@ -49,6 +49,10 @@ PAGES = [
                                   "Tap Bluetooth to turn it on."]),
     ("how to turn on dark mode", ["Press the Home key.", "Swipe up to open the app drawer and tap Settings.",
                                   "Tap Display.", "Turn on Dark theme."]),
+    # sent back to Settings itself midway: Back presses to its home screen, where "More" is missing
+    ("how to turn on wifi calling on android", ["In your phone's settings, turn on Wi-Fi.",
+                                                "Go into your phone's Settings menu.",
+                                                "Under Wireless and Networks, select More.", "Tap Wi-Fi Calling on."]),
 ]
 
 
@@ -114,6 +118,9 @@ def test_the_same_pages_take_the_same_actions_in_process_and_over_adb(both_ways)
     # the pages are not trivial: some follow a rename the cards give, some fail
     assert any("knowledge" in v["deviations"] for v in want.values())
     assert any(v["stop_reason"] != "completed" for v in want.values())
+    # the way back to Settings' home screen is the Back key, over adb as in process
+    home = [a for v in got.values() for _, a, ok in v["actions"] if ok and "sends the reader to" in a["rationale"]]
+    assert home and all(a["type"] == "back" for a in home)
     # the phone's own identity reached the records: the world's model and Android version
     assert {v["device"] for v in got.values()} == {("IN2013", "sim-oneplus-settings-android11", "11", "11")}
     # and reading a trajectory afterwards (as the judge does) finds the cards of that model, as for the world

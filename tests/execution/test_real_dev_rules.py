@@ -181,3 +181,82 @@ def test_a_home_category_in_the_pages_words_wins_over_another_vendors_name():
     assert first.action.target_label == "Bluetooth & device connection" and first.step_index == 2
     assert not any(s.deviation_kind == DeviationKind.KNOWLEDGE.value for s in traj.steps)
     assert verdict.score < 1.0
+
+
+# --- a path rooted at Settings starts on its home screen ---------------------------------------
+
+
+def _sentences(pid: str) -> tuple[list[str], str]:
+    """Every sentence of a real-dev text, as a page structure that carries them all hands them on."""
+    page = next(p for p in map(json.loads, (DEV / "pages.jsonl").read_text("utf-8").splitlines()) if p["pid"] == pid)
+    tasks = {t["qid"]: t for t in map(json.loads, (DEV / "tasks.jsonl").read_text("utf-8").splitlines()) if t}
+    return list(page["sentences"]), tasks[page["qid"]]["query"]
+
+
+def _title_after(traj, record) -> str:
+    i = traj.steps.index(record)
+    return (traj.steps[i + 1].screen if i + 1 < len(traj.steps) else traj.final_screen).get("title")
+
+
+@needs_dev
+def test_go_to_settings_after_other_steps_starts_again_on_its_home_screen():
+    # the prerequisite "turn on Wi-Fi" left Wi-Fi & network open; "Go to into your phone's Settings
+    # menu." sends the reader to Settings itself, where "More" is absent and Wi-Fi calling is no row
+    steps, query = _sentences("dB04-t05")
+    traj, verdict = _run(steps, query)
+    backs = [s for s in traj.steps if s.step_index == 1 and s.action.type == ActionType.BACK]
+    assert backs and all("sends the reader to 'Settings' itself" in s.action.rationale and not s.deviation
+                         for s in backs)
+    assert _title_after(traj, backs[-1]) == "Settings"
+    assert not any(s.action.target_label == "Wi-Fi calling" for s in traj.steps)
+    assert verdict.score < 1.0
+
+
+@needs_dev
+def test_a_path_rooted_at_settings_is_not_a_row_to_tap():
+    # "check Settings > Apps and Notifications": on Settings' home screen its root is where the reader
+    # stands, never a row of that name (the steps end at Apps & Notifications, short of the goal)
+    steps, query = _sentences("dA02-t04")
+    traj, verdict = _run(steps, query)
+    root = next(s for s in traj.steps if s.step_index == 2)
+    assert root.noop and "'Settings' roots the page's path" in root.action.rationale
+    assert not any(s.action.target_label == "Settings" for s in traj.steps)
+    assert verdict.score < 1.0
+
+
+@needs_dev
+def test_a_working_page_that_opens_settings_again_for_its_next_part_stays_verified():
+    # wikiHow: "Open the Settings app, tap Security, then tap Screen Lock", then "Step 2 Open your
+    # Android's Settings" for the encryption part: the reader goes back to the home screen first
+    steps, query = _sentences("dB02-t04")
+    traj, verdict = _run(steps, query)
+    backs = [s for s in traj.steps if s.step_index == 4 and s.action.type == ActionType.BACK]
+    assert len(backs) == 2 and _title_after(traj, backs[-1]) == "Settings"
+    assert verdict.score == 1.0
+
+
+def test_settings_itself_roots_the_path_only_after_other_steps():
+    query = "how to turn on wifi calling on android"
+    traj, verdict = _run(["Open Settings.", "Tap Display.", "Tap Dark mode.",
+                          "Go to Settings > Wi-Fi & network > Wi-Fi Calling."], query)
+    first = traj.steps[0]  # the page's first "Open Settings" is where the episode starts
+    assert first.noop and first.action.type == ActionType.WAIT
+    backs = [s for s in traj.steps if s.action.type == ActionType.BACK]
+    assert [s.screen["title"] for s in backs] == ["Dark mode", "Display"] and {s.step_index for s in backs} == {3}
+    assert verdict.score == 1.0
+    # "In Settings, tap X" starts there too; the page's first step with that opening stays where it is
+    traj, verdict = _run(["Open Settings.", "Tap Display.", "Tap Dark mode.", "In Settings, tap Wi-Fi & network.",
+                          "Tap Wi-Fi Calling."], query)
+    assert [s.screen["title"] for s in traj.steps if s.action.type == ActionType.BACK] == ["Dark mode", "Display"]
+    assert verdict.score == 1.0
+    assert [i.place for i in parse_step("In your phone's settings, turn on Wi-Fi.")] == ["app"]
+    assert [i.place for i in parse_step("In Display settings, tap Dark mode.")] == [None]
+    # a screen named after the app ("Wi-Fi settings") or a row after the root is no way home
+    agent, ctx = _agent(), type("Ctx", (), {"app": SETTINGS})()
+    assert agent._names_app_itself("your phone's Settings menu", ctx) and agent._names_app_itself("Settings app", ctx)
+    assert not agent._names_app_itself("Wi-Fi settings", ctx) and not agent._names_app_itself("App settings", ctx)
+    # "Go into Settings" says the app as "Go to Settings" does; a row alone stays a tap
+    assert [(i.kind, i.target) for i in parse_step("Go into your phone's Settings menu.")] == [("open", "Settings")]
+    assert [(i.kind, i.target) for i in parse_step("Go into Display.")] == [("tap", "Display")]
+    traj, _ = _run(["Open Settings.", "Tap Display.", "Tap Dark mode.", "Tap Wi-Fi & network > Settings."], query)
+    assert not any(s.action.type == ActionType.BACK and "itself" in s.action.rationale for s in traj.steps)

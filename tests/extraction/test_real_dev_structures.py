@@ -125,3 +125,50 @@ def test_every_working_text_on_a_plain_list_page_gives_steps(stage1):
         if not out.steps:
             lost.append((r["pid"], out.reason))
     assert not lost, lost
+
+
+def _sentences_found(steps: list[str], sentences: list[str]) -> list[bool]:
+    joined = " ".join(steps)
+    return [s in joined for s in sentences]
+
+
+@pytest.mark.parametrize("structure", ["qa", "accordion", "listicle"])
+def test_an_answer_keeps_its_closing_sentences(structure, stage1):
+    """dB06-t01 (a person labelled all six sentences as the steps) ends with sentences that tell
+    what happens ("Your TV should immediately begin mirroring..."): as the last items of a list
+    they are kept, and so they are when they stand in the answer's later paragraphs. (Its very
+    last sentence, "...they will appear on your Samsung TV.", is an outcome: tidy makes it context.)"""
+    text = next(t for t in TEXTS if t.pid == "dB06-t01")
+    assert len(text.steps) == len(text.sentences) == 6
+    out = stage1.run(render(text, structure, TEXTS))
+    assert _sentences_found(out.steps, [text.sentences[-2]]) == [True], out.steps
+    # the byline under the answer is not a sentence of it
+    assert not any("answered by" in s for s in out.steps)
+
+
+def test_sentences_after_the_last_action_stop_at_a_question_and_a_byline():
+    from extraction.blocks import find_blocks
+    from verirank_core.extraction_records import Snippet
+
+    paragraphs = ["Open Settings and tap Display.", "Tap Dark theme.", "The screen turns dark right away.",
+                  "answered by helper_pro", "Was this helpful?"]
+    snippets = [Snippet(index=n, xpath=f"/html/body/div/p[{n + 1}]", text=t, tag="p")
+                for n, t in enumerate(paragraphs)]
+    prose = [b for b in find_blocks(snippets) if b.kind == "prose"]
+    assert prose and prose[0].steps == paragraphs[:3]
+
+
+def test_a_heading_that_goes_on_telling_belongs_to_the_steps_a_title_does_not(stage1):
+    """Action headings ("Tap Permissions...") followed by a heading written as a sentence (dA04-t01's
+    "Under "Location," you can find ...") keep it; a title such as "Troubleshooting" ends them."""
+    from extraction.blocks import find_blocks
+    from verirank_core.extraction_records import Snippet
+
+    text = next(t for t in TEXTS if t.pid == "dA04-t01")
+    out = stage1.run(render(text, "action_headings", TEXTS))
+    assert _sentences_found(out.steps, [text.sentences[-2]]) == [True], out.steps
+    heads = ["Open the Settings app.", "Tap Display.", "Tap Dark theme.", "Troubleshooting"]
+    snippets = [Snippet(index=n, xpath=f"/html/body/article/div[{n + 1}]/h3", text=t, tag="h3")
+                for n, t in enumerate(heads)]
+    blocks = [b for b in find_blocks(snippets) if b.kind == "headings"]
+    assert blocks and blocks[0].steps == heads[:3]
