@@ -25,7 +25,7 @@ from execution.uitree import Bounds, UINode, clean_text, parse_bounds, parse_hie
 __all__ = ["UINode", "UIContext", "parse_hierarchy", "parse_bounds", "clean_text", "GLOBAL_ACTIONS"]
 
 #: actions that need no control; every screen offers them
-GLOBAL_ACTIONS = ("back", "home", "enter")
+GLOBAL_ACTIONS = ("back", "home", "menu", "shade", "drawer", "launch", "enter")
 
 
 def _guess_title(nodes: list[UINode], height: int) -> str:

@@ -158,5 +158,148 @@ def test_llm_judge_scores_and_retries(server, tmp_path):
 
 def test_schema_is_the_documented_one():
     props = ACTION_SCHEMA["properties"]
-    assert set(props["action"]["enum"]) == {"click", "long_press", "swipe", "input", "back", "home", "enter", "done", "none"}
+    assert set(props["action"]["enum"]) == {"click", "long_press", "swipe", "input", "back", "home", "menu", "shade",
+                                            "drawer", "launch", "enter", "done", "none"}
     assert set(ACTION_SCHEMA["required"]) == {"action", "control_id", "text", "direction", "step_index", "step_done", "reason"}
+
+
+# --- steps outside the app -----------------------------------------------------------------
+
+ONEPLUS = "imported/oneplus-settings-android11"
+SETTINGS = "com.android.settings"
+OUTSIDE = {"home", "menu", "shade", "drawer", "launch"}
+
+
+def _where(body: dict) -> str:
+    return re.search(r"Where: (.*)", _user_text(body)).group(1)
+
+
+def _labelled(body: dict, label: str, resource: str = "") -> int:
+    """The id of the control the stub 'model' would pick by its label on the screen it was sent."""
+    screen = json.loads(re.search(r"Screen:\n(\{.*\})", _user_text(body)).group(1))
+    return next(c["id"] for c in screen["controls"]
+                if c["label"] == label and resource in (c.get("resource_id") or ""))
+
+
+def _sent(traj):
+    return [(s.action.type.value, s.action.target_label or s.action.package) for s in traj.steps if not s.noop]
+
+
+def test_the_new_actions_reach_the_server_in_the_schema_and_the_prompt(server):
+    ctx = _ctx([{"title": "Display"}], ["Swipe down from the top and tap the gear icon."])
+    server.script([_reply(action="menu", step_done=False)])
+    pred = LLMPredictor(_client(server), send_screenshot=False).predict(ctx)
+    assert pred.action.type == ActionType.MENU and not pred.advance and not pred.expect_change
+    body = server.requests[0]
+    sent_enum = body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+    assert OUTSIDE <= set(sent_enum)
+    system = body["messages"][0]["content"]
+    assert all(f"{name} = " in system for name in OUTSIDE)  # each is explained to the model
+    assert _where(body) == f"inside the app {ctx.ui.package}"
+
+
+def test_swipe_down_and_tap_the_gear_pulls_the_shade_down_on_the_device():
+    def model(body: dict) -> str:  # a stub 'model' scripted per screen, no real LLM runs here
+        step = int(re.search(r"Current step: (\d+)", _user_text(body)).group(1))
+        if step == 0 and _where(body) == "the home screen":
+            return _reply(action="shade", step_done=False, reason="swipe down from the top")
+        if step == 0:
+            return _reply(control_id=_labelled(body, "Settings", "settings_button"), reason="the gear")
+        return _reply(control_id=_labelled(body, "Display"), step_index=1)
+
+    with ScriptedLLMServer(responder=model) as server:
+        dev = SimDevice.open(ONEPLUS)
+        predictor = make_predictor(ExecutionConfig(predictor="llm"), llm_client=_client(server))
+        traj = run_episode(["Swipe down from the top and tap the gear icon.", "Tap Display."], predictor, dev,
+                           qid="q", url="u")
+    assert traj.stop_reason == StopReason.COMPLETED
+    assert _sent(traj) == [("swipe", "notification shade"), ("click", "Settings"), ("click", "Display")]
+    swipe = traj.steps[0].action
+    assert swipe.y == 0 and swipe.y2 > swipe.y  # from the top edge down, as the heuristic swipes
+    assert swipe.rationale.startswith("shade: ") and "swipe down from the top" in swipe.rationale
+    assert not traj.steps[0].step_done and traj.steps[1].step_done
+    # the screen the device showed after the swipe is the shade, with its gear
+    assert any((c.get("resource_id") or "").startswith("com.android.systemui:") for c in traj.steps[1].controls)
+    assert traj.steps[0].changed
+    assert traj.steps[1].action.target_resource_id == "com.android.systemui:id/settings_button"
+    assert [_where(b) for b in server.requests[:2]] == ["the home screen",
+                                                        "the notification shade (quick settings) is pulled down"]
+    assert dev.current_app().package == SETTINGS
+
+
+def test_the_drawer_from_inside_the_app_goes_home_first_and_the_step_waits_for_the_drawer():
+    def model(body: dict) -> str:
+        step, where = int(re.search(r"Current step: (\d+)", _user_text(body)).group(1)), _where(body)
+        if step == 0:  # the stub claims the step done every time: only the drawer itself may end it
+            return _reply(action="drawer", reason="open the app drawer")
+        if where == "the launcher's app drawer":
+            return _reply(control_id=_labelled(body, "Settings"), step_index=1)
+        return _reply(action="none", step_index=1, step_done=False, reason="no drawer")
+
+    with ScriptedLLMServer(responder=model) as server:
+        dev = SimDevice.open(ONEPLUS)
+        predictor = make_predictor(ExecutionConfig(predictor="llm"), llm_client=_client(server))
+        traj = run_episode(["Open the app drawer.", "Tap Settings."], predictor, dev, qid="q", url="u", app=SETTINGS)
+    assert traj.stop_reason == StopReason.COMPLETED, traj.stop_detail
+    assert _sent(traj) == [("home", None), ("swipe", "app drawer"), ("click", "Settings")]
+    assert [s.step_done for s in traj.steps] == [False, True, True]
+    assert traj.steps[0].action.rationale.startswith("drawer: ")
+    assert dev.current_app().package == SETTINGS
+
+
+def test_launch_and_home_that_are_already_so_send_nothing_and_a_repeat_stops(server):
+    dev = SimDevice.open(ONEPLUS)
+    dev.reset(SETTINGS)
+    dev.launch(SETTINGS)
+    ctx = PredictContext(instructions=["Open Settings."], step_index=0, ui=UIContext.from_xml(dev.dump_xml()),
+                         memory={}, app=SETTINGS)
+    ctx.ui.package = dev.current_app().package
+    server.script([_reply(action="launch", text="the Settings app"), _reply(action="launch", text="Chrome"),
+                   _reply(action="home", step_done=False), _reply(action="home", step_done=False)])
+    p = LLMPredictor(_client(server), send_screenshot=False)
+    there = p.predict(ctx)
+    assert there.noop and there.advance and "already in com.android.settings" in there.action.rationale
+    chrome = p.predict(ctx)
+    assert chrome.action.type == ActionType.LAUNCH and chrome.action.package == "com.android.chrome"
+    dev.key("home")
+    home = UIContext.from_xml(dev.dump_xml())
+    home.package = dev.current_app().package
+    ctx.ui = home
+    first = p.predict(ctx)
+    assert first.noop and not first.advance and "already on the home screen" in first.action.rationale
+    assert p.predict(ctx) is None and "asked for home again" in ctx.stuck_reason
+
+
+def test_a_launch_of_no_known_app_ends_the_episode_with_a_clear_step_status():
+    with ScriptedLLMServer(responder=lambda body: _reply(action="launch", text="Datally", reason="open it")) as server:
+        predictor = make_predictor(ExecutionConfig(predictor="llm"), llm_client=_client(server))
+        traj = run_episode(["Open Datally."], predictor, SimDevice.open(ONEPLUS), qid="q", url="u")
+    assert traj.stop_reason == StopReason.NO_ACTION
+    assert traj.stop_detail == "step 1: the model wants to launch 'Datally', which is not a known app"
+    assert traj.steps == []
+    with ScriptedLLMServer() as server:
+        server.script([_reply(action="launch", text=None)])
+        ctx = _ctx([{"title": "Display"}], ["Open the app."])
+        assert LLMPredictor(_client(server), send_screenshot=False).predict(ctx) is None
+    assert ctx.stuck_reason == "step 1: the model wants to launch an app but named none"
+
+
+def test_a_malformed_action_name_is_asked_again_then_raises_as_documented(server):
+    ctx = _ctx([{"title": "Display"}], ["Swipe down from the top and tap the gear icon."])
+    server.script([_reply(action="open_shade")] * 3)
+    with pytest.raises(LLMOutputError, match="open_shade"):
+        LLMPredictor(_client(server, retries=2), send_screenshot=False).predict(ctx)
+    assert len(server.requests) == 3
+    corrective = server.requests[1]["messages"][-1]["content"]
+    assert "'open_shade' is not one of" in corrective and "'shade'" in corrective
+    # a model that corrects itself goes on
+    server.script([_reply(action="Shade"), _reply(action="shade", step_done=False)])
+    pred = LLMPredictor(_client(server), send_screenshot=False).predict(ctx)
+    assert pred.action.type == ActionType.SWIPE and pred.action.target_label == "notification shade"
+
+
+def test_the_screen_data_lists_the_same_phone_actions_as_the_schema():
+    from execution.predict.llm import SYSTEM_ACTIONS
+    from execution.uicontext import GLOBAL_ACTIONS
+
+    assert set(GLOBAL_ACTIONS) == set(SYSTEM_ACTIONS)
