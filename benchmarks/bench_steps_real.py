@@ -12,6 +12,9 @@ grounded steps with the steps a person labelled:
 * strict recall: the share of texts with labelled steps whose extracted steps
   cover them (ROUGE-L recall >= 0.8) without much else (precision >= 0.5),
   ``extraction/stepmatch.py``; target >= 0.90 per structure;
+  reported apart for texts whose labelled steps are the whole text (``whole``: only the
+  structure decides) and those whose steps are one part of a longer text (``part``: the
+  task's part must also be picked out of another task's steps);
 * any-steps recall: the share of those texts with any steps extracted;
 * false extractions: the share of texts without labelled steps (not
   instructions for the task: unrelated pages, steps for a neighbouring control

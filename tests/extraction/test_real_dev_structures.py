@@ -10,8 +10,8 @@ must give none. A fixed sample (every 15th text with labelled steps) keeps
 the test fast; ``benchmarks/bench_steps_real.py`` runs all 185 texts.
 
 The floors below guard what is reached (2026-11-25: 58 of 69 sample pages
-found whole); the goal, 0.9 in every structure, is the benchmark's target
-and not yet met (see docs/extraction.md).
+found whole; 2026-11-27: 67 of 69); the goal, 0.9 in every structure over
+all texts, is the benchmark's target and not yet met (see docs/extraction.md).
 """
 
 from __future__ import annotations
@@ -63,12 +63,12 @@ def test_labelled_steps_are_found_whole(structure, outcomes):
     rows = [o for o in outcomes if o.structure == structure and o.labelled]
     assert rows
     missed = [(o.pid, round(o.recall, 2), round(o.precision, 2), o.reason) for o in rows if not o.strict]
-    assert len(missed) <= 0.5 * len(rows), missed
+    assert len(missed) <= 0.25 * len(rows), missed
 
 
 def test_most_labelled_steps_are_found_whole_over_all_structures(outcomes):
     rows = [o for o in outcomes if o.labelled]
-    assert sum(o.strict for o in rows) >= 0.8 * len(rows)
+    assert sum(o.strict for o in rows) >= 0.9 * len(rows)
     # and nearly always some steps: a page with steps is not dropped (for its platform or its shape)
     assert sum(bool(o.steps) for o in rows) >= 0.95 * len(rows)
 
