@@ -141,7 +141,37 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
         return 0.0  # "8 Ways to ...": alternatives to pick from, not one sequence of steps
     if block.howto_hint is not None:
         return block.howto_hint
-    return float(np.mean([_howto(s) for s in block.steps]))
+    per_sentence = float(np.mean([_howto(s) for s in block.steps]))
+    if block.kind in ("imperative", "prose"):
+        # prose tells a step as an instruction and a sentence or two about it ("Open Settings.
+        # You'll find it in the app drawer."): read it a step at a time
+        return max(per_sentence, _told_steps_howto(block.steps))
+    return per_sentence
+
+
+#: sentences after an instruction that still tell about it
+_TELLING = 2
+
+
+def _told_steps_howto(sentences: list[str]) -> float:
+    """How-to of prose read as steps: an instruction with up to ``_TELLING`` sentences after it
+    is one step (1); any other run of up to ``_TELLING + 1`` sentences is one step, scored by
+    its most step-like sentence."""
+    scores: list[float] = []
+    i = 0
+    while i < len(sentences):
+        if is_imperative(sentences[i]):
+            j = i + 1
+            while j < len(sentences) and j - i <= _TELLING and not is_imperative(sentences[j]):
+                j += 1
+            scores.append(1.0)
+        else:
+            j = i
+            while j < len(sentences) and j - i <= _TELLING and not is_imperative(sentences[j]):
+                j += 1
+            scores.append(max(_howto(t) for t in sentences[i:j]))
+        i = j
+    return float(np.mean(scores)) if scores else 0.0
 
 
 def _looks_stuffed(page: CleanedPage) -> Optional[str]:

@@ -172,3 +172,19 @@ def test_a_heading_that_goes_on_telling_belongs_to_the_steps_a_title_does_not(st
                 for n, t in enumerate(heads)]
     blocks = [b for b in find_blocks(snippets) if b.kind == "headings"]
     assert blocks and blocks[0].steps == heads[:3]
+
+
+def test_a_wikihow_text_told_as_one_paragraph_reads_as_instructions(stage1):
+    """dB02-t04 (wikiHow, a working text) in one paragraph: every step is an instruction and one
+    or two sentences about it ("It's under the Personal header."), so only a third of its
+    sentences are instructions. Read a step at a time it is a how-to; a news paragraph with one
+    "Click here" in it is not."""
+    from extraction.heuristic import _told_steps_howto
+
+    text = next(t for t in TEXTS if t.pid == "dB02-t04")
+    out = stage1.run(render(text, "paragraph", TEXTS))
+    assert out.steps, out.reason
+    assert any("Screen Lock" in s for s in out.steps)
+    news = ["The company reported higher sales.", "Analysts expected less.", "Shares rose 4%.",
+            "The chief executive spoke on Monday.", "Click here to subscribe.", "Markets closed higher."]
+    assert _told_steps_howto(news) < 0.5
