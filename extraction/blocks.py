@@ -377,10 +377,11 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                 body = _step_body(snippets, i, stop, limit, scope)
                 if last and not longest:
                     # no step had a body, but the last one may go on in a paragraph of its own
-                    # ("3. Tap Mobile networks." + "Slide the VoLTE switch on.")
+                    # ("3. Tap Mobile networks." + "Slide the VoLTE switch on.", or what that does:
+                    # "With Auto-Correction off, the phone stops changing words.")
                     tail = _step_body(snippets, i, stop, 2, scope)
-                    body = tail[:next((k for k, j in enumerate(tail) if not is_imperative(snippets[j].text)),
-                                      len(tail))]
+                    body = tail[:next((k for k, j in enumerate(tail) if not is_imperative(snippets[j].text)
+                                       and not _reads_as_prose(snippets[j].text)), len(tail))]
                 longest = max(longest, len(body))
                 end = max([end] + body)
                 steps.append(_titled(rest, [snippets[j].text for j in body], context))

@@ -188,3 +188,14 @@ def test_a_wikihow_text_told_as_one_paragraph_reads_as_instructions(stage1):
     news = ["The company reported higher sales.", "Analysts expected less.", "Shares rose 4%.",
             "The chief executive spoke on Monday.", "Click here to subscribe.", "Markets closed higher."]
     assert _told_steps_howto(news) < 0.5
+
+
+def test_the_last_numbered_heading_keeps_the_paragraph_that_tells_what_it_does(stage1):
+    """dC04-t04 as "N. step" headings with no bodies until the last: "With Auto-Correction off,
+    your iPhone or iPad will stop automatically changing..." belongs to step 4, as it would as
+    the list's last item."""
+    text = next(t for t in TEXTS if t.pid == "dC04-t04")
+    out = stage1.run(render(text, "step_headings", TEXTS))
+    assert "numbered" in out.reason
+    assert "With Auto-Correction off" in out.steps[-1], out.steps
+    assert out.strict, (out.recall, out.precision)
