@@ -94,6 +94,14 @@ def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return p
 
 
+def add_output_args(ap: argparse.ArgumentParser, results: Path, name: str) -> None:
+    """Where the tables go and which settings run: the options of the real-text experiments."""
+    ap.add_argument("--results", type=Path, default=results, help="where the result tables go")
+    ap.add_argument("--name", default=name, help="result file stem")
+    ap.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
+    ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
+
+
 @dataclass
 class Setup:
     """Resolved options of one experiment invocation."""

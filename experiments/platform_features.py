@@ -33,6 +33,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from experiments.common import add_output_args
 from experiments.real_dev_eval import DEV_DIR, RESULTS_DIR, ROOT
 
 NAME = "platform_features"
@@ -322,10 +323,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS), help="learned models (default lr,lambdamart)")
     ap.add_argument("--folds", type=int, default=5, help="folds of whole queries (default 5)")
     ap.add_argument("--seeds", default="0,1,2", help="fold/model seeds, averaged (default 0,1,2)")
-    ap.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
-    ap.add_argument("--name", default=NAME, help="result file stem")
-    ap.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
-    ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
+    add_output_args(ap, RESULTS_DIR, NAME)
     args = ap.parse_args(argv)
 
     import json

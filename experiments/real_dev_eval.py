@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+from experiments.common import add_output_args
 from experiments.verification_eval import _f, run_systems, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,10 +256,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "benchmarks/real_dev_pages.py (ol, paragraph, step_headings, table, accordion, ...)")
     ap.add_argument("--out", type=Path, default=None,
                     help="working folder of --chain (default: a fresh folder under runs/experiments/real-dev)")
-    ap.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
-    ap.add_argument("--name", default=NAME, help="result file stem")
-    ap.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
-    ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
+    add_output_args(ap, RESULTS_DIR, NAME)
     args = ap.parse_args(argv)
 
 

@@ -38,6 +38,8 @@ from typing import Any, Callable, Optional
 
 import yaml
 
+from experiments.common import add_output_args
+
 ROOT = Path(__file__).resolve().parent.parent
 TASKS_FILE = ROOT / "experiments" / "data" / "oneplus_verification_tasks.yaml"
 RESULTS_DIR = ROOT / "experiments" / "results"
@@ -310,12 +312,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--tasks", type=Path, default=TASKS_FILE, help="task file (default: the OnePlus tasks)")
     ap.add_argument("--limit-tasks", type=int, default=None, help="only the first N tasks (a quick look)")
     ap.add_argument("--no-ablations", action="store_true", help="run only the full system")
-    ap.add_argument("--results", type=Path, default=RESULTS_DIR, help="where the result tables go")
-    ap.add_argument("--name", default=NAME, help="result file stem")
     ap.add_argument("--tracking-uri", default=None,
                     help="MLflow URI (default sqlite:///runs/experiments/verification/mlflow.db)")
-    ap.add_argument("--config", "-c", type=Path, action="append", default=[], help="YAML config file(s)")
-    ap.add_argument("--set", "-s", dest="sets", action="append", default=[], help="override one setting")
+    add_output_args(ap, RESULTS_DIR, NAME)
     args = ap.parse_args(argv)
 
 
