@@ -165,8 +165,15 @@ def is_imperative(text: str) -> bool:
     word = _first_word(text)
     if word in IMPERATIVE_VERBS:
         return True
-    # "Long press", "Double tap", "Swipe-up"
+    if word in _GESTURE_MODIFIERS:  # "Long press the wallpaper", "Double tap the screen"
+        rest = re.search(rf"\b{word}\s+([A-Za-z]+)", text, re.I)
+        return bool(rest) and rest.group(1).lower() in IMPERATIVE_VERBS
+    # "Long-press", "Double-tap", "Swipe-up"
     return "-" in word and word.split("-")[-1] in IMPERATIVE_VERBS
+
+
+#: words that make a gesture of the verb after them ("long press", "double tap")
+_GESTURE_MODIFIERS = frozenset({"long", "double", "triple", "single"})
 
 
 def describes_task(heading: str) -> bool:

@@ -161,6 +161,11 @@ def test_strip_marker_and_imperative():
     assert strip_marker("Tap OK") == (None, "Tap OK")
     assert is_imperative("Then, open the Settings app")
     assert is_imperative("Long-press the icon")
+    # real-dev dA07-t02 starts "Long press the wallpaper on the home screen."
+    assert is_imperative("Long press the wallpaper on the home screen.")
+    assert is_imperative("Then, double tap the screen.")
+    assert not is_imperative("Long story short, it works.")
+    assert not is_imperative("Double the size of the text.")
     assert not is_imperative("The screen flashes")
     assert not is_imperative("How To Turn On Dark Mode On iPhone")
 
