@@ -23,10 +23,12 @@ demo: install
 	$(BIN)/verirank demo
 
 # The report test opens the demo's HTML in a real headless Chromium (Debian's package).
+# apt waits for the package lock (another install, or a second checkout's `make test`) instead of failing.
+APT_WAIT = -o DPkg::Lock::Timeout=900
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    apt-get $(APT_WAIT) update -qq && DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y -qq chromium >/dev/null; \
 	  else echo "chromium not found: the report test will be skipped (install Debian's chromium)"; fi; }
 
 lint: install
