@@ -739,6 +739,11 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
 _MAX_HEADING_GAP = 3
 
 
+def _higher_between(snippets: Sequence[Snippet], a: int, b: int, tag: str) -> bool:
+    """Is there a heading above ``tag``'s level strictly between positions ``a`` and ``b``?"""
+    return any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag] for j in range(a + 1, b))
+
+
 def _telling_headings(snippets: Sequence[Snippet], heads: list[int], run: list[int], tag: str) -> list[int]:
     """Headings after a run's last action that go on telling in sentences ("Under Location, you
     can see what the app asked for."), at most ``_MAX_HEADING_GAP``; a title ("Troubleshooting"),
@@ -747,8 +752,7 @@ def _telling_headings(snippets: Sequence[Snippet], heads: list[int], run: list[i
     out: list[int] = []
     for i in after:
         prev = out[-1] if out else run[-1]
-        higher = any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag] for j in range(prev + 1, i))
-        if higher or is_imperative(snippets[i].text) or not _reads_as_prose(snippets[i].text):
+        if _higher_between(snippets, prev, i, tag) or is_imperative(snippets[i].text) or not _reads_as_prose(snippets[i].text):
             break
         out.append(i)
     return out
@@ -770,8 +774,7 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         runs: list[list[int]] = [[]]
         gap: list[int] = []
         for i in heads:
-            higher = runs[-1] and any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag]
-                                      for j in range(runs[-1][-1] + 1, i))
+            higher = runs[-1] and _higher_between(snippets, runs[-1][-1], i, tag)
             if higher or len(gap) >= _MAX_HEADING_GAP:
                 runs.append([])
                 gap = []

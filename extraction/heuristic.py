@@ -69,12 +69,12 @@ turn settings app screen menu if not are will can page next option button
 #: when the block's own text is at least this similar to the query
 _TITLE_WEIGHT = 0.9
 _TITLE_FLOOR = 0.4
-#: how much a kind of block is trusted when scores are close: a page's own list or
-#: numbered steps beat a menu path mentioned in passing
 #: a list, table or set of step headings that holds the winning block stands for it down to
 #: this how-to score (the winner itself needs ``min_howto``)
 _HOLDER_HOWTO = 0.25
 _CONTAINERS = ("list", "numbered", "table", "deflist", "headings")
+#: how much a kind of block is trusted when scores are close: a page's own list or
+#: numbered steps beat a menu path mentioned in passing
 _KIND_PRIOR = {"list": 1.0, "numbered": 1.0, "table": 1.0, "deflist": 0.95, "headings": 0.95, "imperative": 0.95,
                "prose": 0.95, "breadcrumb": 0.85}
 
@@ -154,22 +154,15 @@ _TELLING = 2
 
 
 def _told_steps_howto(sentences: list[str]) -> float:
-    """How-to of prose read as steps: an instruction with up to ``_TELLING`` sentences after it
-    is one step (1); any other run of up to ``_TELLING + 1`` sentences is one step, scored by
-    its most step-like sentence."""
+    """How-to of prose read as steps: a sentence and up to ``_TELLING`` non-instructions after it
+    make one step, scored by its most step-like sentence (1 when it starts with an instruction)."""
     scores: list[float] = []
     i = 0
     while i < len(sentences):
-        if is_imperative(sentences[i]):
-            j = i + 1
-            while j < len(sentences) and j - i <= _TELLING and not is_imperative(sentences[j]):
-                j += 1
-            scores.append(1.0)
-        else:
-            j = i
-            while j < len(sentences) and j - i <= _TELLING and not is_imperative(sentences[j]):
-                j += 1
-            scores.append(max(_howto(t) for t in sentences[i:j]))
+        j = i + 1
+        while j < len(sentences) and j - i <= _TELLING and not is_imperative(sentences[j]):
+            j += 1
+        scores.append(max(_howto(t) for t in sentences[i:j]))
         i = j
     return float(np.mean(scores)) if scores else 0.0
 
