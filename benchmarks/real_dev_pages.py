@@ -24,9 +24,12 @@ footer):
                               hidden panels opened by a button, or visible
 ============================  ================================================
 
-plus ``qa`` (a question and its accepted answer among other replies) and
+plus ``qa`` (a question and its accepted answer among other replies),
 ``listicle`` (several numbered tips, the text being the one that answers the
-query, the others real texts of other tasks).
+query, the others real texts of other tasks) and ``forum`` (a thread: the
+question post, replies with user panels and signatures, the answer as lines
+split by ``<br>``, paragraphs or a BBCode list, and a later reply quoting its
+first line).
 
 The labelled steps travel in :class:`RenderedPage` for scoring only; the page
 is built from the sentences alone. ``benchmarks/bench_steps_real.py`` scores
@@ -49,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("VERIRANK_SHARED", ROOT.parent / "shared"))
 REAL_DEV = SHARED / "real-dev"
 
-STRUCTURES = ("ol", "paragraph", "step_headings", "action_headings", "table", "breadcrumb", "accordion", "qa",
+STRUCTURES = ("ol", "paragraph", "step_headings", "action_headings", "table", "breadcrumb", "accordion", "qa", "forum",
               "listicle")
 
 #: a menu path told in the text: "Settings > Apps", "Apps & notifications and then Advanced"
@@ -290,6 +293,44 @@ def _qa(text: Text, rng: random.Random, others: list[Text]) -> tuple[str, str]:
     return title, main
 
 
+_FORUM_USERS = ["droid_fan88", "Kev_M", "techgranny", "pixelpusher", "sarah.j", "mod_Andy"]
+
+
+def _post(rng: random.Random, user: str, n: int, body: str, signature: bool) -> str:
+    """One post of a thread: the user panel, the date, the body and perhaps a signature."""
+    panel = (f"<div class='postprofile'><a class='username' href='/u/{user}'>{_e(user)}</a>"
+             f"<span class='posts'>Posts: {rng.randint(3, 4000):,}</span><span>Joined: Mar 2019</span></div>")
+    sig = ("<div class='signature'>Galaxy S21 | Android 13 | sent from my phone</div>" if signature else "")
+    return (f"<div class='post' id='p{n}'>{panel}<div class='postbody'><p class='author'>Posted "
+            f"{rng.randint(1, 28)} Jan 2024, {rng.randint(1, 12)}:{rng.randint(10, 59)} pm</p>"
+            f"<div class='content'>{body}</div>{sig}"
+            "<ul class='post-buttons'><li>Quote</li><li>Report</li><li>Like</li></ul></div></div>")
+
+
+def _forum(text: Text, rng: random.Random, others: list[Text]) -> tuple[str, str]:
+    title = f"{_task_title(text.query)}?"
+    asker, helper, other = rng.sample(_FORUM_USERS, 3)
+    style = rng.choice(("lines", "paragraphs", "list"))
+    if style == "lines":  # a post typed as lines: one <br> per sentence
+        answer = "<br>".join(_e(s) for s in text.sentences)
+    elif style == "paragraphs":
+        answer = _paragraphs(text.sentences, rng)
+    else:  # a BBCode [list]
+        answer = "<ul>" + "".join(f"<li>{_e(s)}</li>" for s in text.sentences) + "</ul>"
+    question = (f"Hi all, how do I {_e(_task_title(text.query).lower())}? I went into Settings but I can't find "
+                "it anywhere. Thanks in advance!")
+    posts = [
+        _post(rng, asker, 1, f"<p>{question}</p>", False),
+        _post(rng, other, 2, "<p>Which phone and Android version do you have?</p>", True),
+        _post(rng, helper, 3, answer, True),
+        _post(rng, asker, 4, f"<blockquote><cite>{_e(helper)} wrote:</cite>{_e(text.sentences[0])}</blockquote>"
+                             "<p>Thanks, that worked for me. Marking as solved.</p>", False),
+    ]
+    main = (f"<div class='topic'><h1 class='topic-title'>{_e(title)}</h1><div class='pagination'>Page 1 of 1</div>"
+            f"{''.join(posts)}</div>")
+    return title, main
+
+
 def _listicle(text: Text, rng: random.Random, others: list[Text]) -> tuple[str, str]:
     tips = _others(text, others, rng, rng.choice((3, 4, 5)))
     tips.insert(rng.randrange(len(tips) + 1), text)
@@ -305,6 +346,7 @@ def _listicle(text: Text, rng: random.Random, others: list[Text]) -> tuple[str, 
 _RENDERERS: dict[str, Callable[[Text, random.Random, list[Text]], tuple[str, str]]] = {
     "ol": _ol, "paragraph": _paragraph, "step_headings": _step_headings, "action_headings": _action_headings,
     "table": _table, "breadcrumb": _breadcrumb, "accordion": _accordion, "qa": _qa, "listicle": _listicle,
+    "forum": _forum,
 }
 
 

@@ -141,8 +141,8 @@ def strip_marker(text: str) -> tuple[Optional[int], str]:
 
 #: a place or condition before the action: "On your Android device, download ...",
 #: "If you don't see Security, select Applications", "To the right of the bar, tap More"
-_LEAD_CLAUSE = re.compile(r"^(?:on|from|in|under|at|within|inside|once|after|when|if|to|for|with|while|before|"
-                          r"using|via)\b[^,.;:!?]{1,80},\s*", re.I)
+_LEAD_CLAUSE = re.compile(r"^(?:on|from|in|under|below|above|beneath|underneath|beside|next to|at|within|inside|once|"
+                          r"after|when|if|to|for|with|while|before|using|via)\b[^,.;:!?]{1,80},\s*", re.I)
 
 
 def _first_word(text: str) -> str:

@@ -70,14 +70,16 @@ _OFFSCREEN_STYLE = re.compile(
     r"((?:left|top|right|text-indent|margin-left)\s*:\s*-\s*\d{3,}|font-size\s*:\s*0(?![.\d])|"
     r"opacity\s*:\s*0(?![.\d])|clip\s*:\s*rect\(\s*0|color\s*:\s*transparent)", re.I)
 _CHROME_CLASS = re.compile(r"(^|[\s_-])(breadcrumbs?|cookie-banner|skip-link|sr-only|visually-hidden)($|[\s_-])", re.I)
-#: class or id words of page furniture: distinctive words match as a prefix
+#: class or id words of page furniture (a forum post's user panel and signature too):
+#: distinctive words match as a prefix
 #: ("relatedPosts", "sidebar-left"), short ones only as a whole token ("ads", "menu")
 _FURNITURE = re.compile(
     r"(?:^|[\s_-])(?:(?:sidebar|side-bar|cookie|consent|gdpr|newsletter|related|recommended|disqus|"
     r"advert|sponsored|trending|popular-posts|more-stories|read-next|up-next|table-of-contents|author-bio|"
-    r"comments|commentlist|comment-list|comments-area|comment-section|social|sharing)"
+    r"comments|commentlist|comment-list|comments-area|comment-section|social|sharing|"
+    r"signature|postprofile|post-profile|userinfo|user-info)"
     r"|(?:ads|ad-slot|share|promo|widget|menu|navbar|site-nav|site-header|site-footer|masthead|toc|"
-    r"subscribe|respond)(?:$|[\s_-]))", re.I)
+    r"subscribe|respond|sig)(?:$|[\s_-]))", re.I)
 #: whole class or id tokens of the content itself (never dropped as furniture;
 #: "sidebar-content" is still a sidebar)
 _CONTENT_CLASS = re.compile(r"^(?:answer|answers|accepted-answer|answercell|solution|reply|replies|post-body|post-content|"

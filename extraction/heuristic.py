@@ -197,6 +197,39 @@ def _dedupe(steps: list[str]) -> list[str]:
     return out
 
 
+#: a section for a device that is not the phone: "On your Mac, choose Apple menu > ...",
+#: "On your computer, go to voice.google.com"
+_OTHER_DEVICE = re.compile(
+    r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:mac(?:book)?|computer|pc|windows(?:\s+(?:pc|computer|laptop))?|"
+    r"chromebook|desktop|laptop|(?:apple\s+|galaxy\s+|smart\s*)?watch|(?:smart\s+|apple\s+|fire\s+|android\s+)?tv|"
+    r"headset|console|web\s+browser)\b[^,.;:!?]{0,40},", re.I)
+
+
+#: a section back on the phone: "On your Android phone, tap the link."
+_THIS_DEVICE = re.compile(r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:android|iphone|ipad|phone|smartphone|tablet|"
+                          r"mobile|device)\b", re.I)
+
+
+def _phone_part(steps: list[str]) -> tuple[list[str], list[str]]:
+    """(the phone's steps, another device's steps among them).
+
+    Help pages often tell a part for another device ("On your Mac, choose Apple
+    menu > System Settings ..."). The device can follow only its own part: another
+    device's section runs from its first sentence, after at least one instruction
+    for the phone, up to a sentence back on the phone ("On your Android phone, ...").
+    """
+    own: list[str] = []
+    other: list[str] = []
+    away = False
+    for step in steps:
+        if _OTHER_DEVICE.match(step) and any(is_imperative(s) for s in own):
+            away = True
+        elif _THIS_DEVICE.match(step):
+            away = False
+        (other if away else own).append(step)
+    return own, other
+
+
 def _size(block: Block) -> int:
     """How much page text a block holds (a menu path split into "Tap X" steps holds little)."""
     return len(_tokens(" ".join(block.steps)))
@@ -356,7 +389,10 @@ class HeuristicExtractor(Extractor):
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
         # outcomes and trailing notes leave the steps; with the section's heading ("How do I ...?",
         # "On Samsung phones") and the step titles they become context for the agent
-        steps, dropped = tidy_steps(_dedupe(best.block.steps))
+        own, elsewhere = _phone_part(best.block.steps)
+        if elsewhere:
+            notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
+        steps, dropped = tidy_steps(_dedupe(own))
         steps = steps[: cfg.max_steps]
         heading = best.block.heading
         section = [heading] if heading and not _GENERIC_HEADING.match(heading) and heading != page.title else []

@@ -1,14 +1,19 @@
 """Tidy a chosen block's steps: what names no action leaves the steps and becomes context.
 
-The agent acts on every step it is given, so a step must be an instruction:
+The agent acts on the steps it is given, so what they hold must not mislead it:
 
 * trailing notes, tips and optional extras ("Note: ...", "Tip: ...",
   "Optionally, ...", "(Optional) ...", a crawl's "Advertisement") are not the
   task's steps;
-* an outcome sentence ("A new screen appears.", "The phone will restart.")
-  standing alone, or ending a step ("Tap Reset. A confirmation message will
-  appear."), tells what happens, not what to do; a target named in it would
-  mislead the agent.
+* an outcome sentence ending a step that starts with an action ("Tap Reset.
+  A confirmation message will appear.") tells what happens, not what to do;
+  read as part of the action, a target named in it would mislead the agent.
+
+An outcome sentence that stands as a step of its own ("Your TV should now
+start mirroring.") stays: it is a sentence of the page's steps as a person
+reads them (real-dev's labels keep such sentences, and dropping them cost a
+twentieth of the texts in every structure), and stage 2 parses it to no
+intent, so the agent does nothing for it and the judge does not count it.
 
 What is taken out is kept, in page order, as context (``Extraction.context``):
 the agent may read it, it never acts on it. A step that also holds an action
@@ -50,7 +55,7 @@ def is_outcome(sentence: str) -> bool:
 
 
 def tidy_steps(steps: list[str]) -> tuple[list[str], list[str]]:
-    """(steps, context): outcome sentences and trailing asides moved out of ``steps``."""
+    """(steps, context): outcomes ending an action's step and trailing asides moved out of ``steps``."""
     kept: list[str] = []
     context: list[str] = []
     for step in steps:
@@ -62,9 +67,6 @@ def tidy_steps(steps: list[str]) -> tuple[list[str], list[str]]:
         if cut < len(sentences) and is_imperative(sentences[0]):
             context.extend(sentences[cut:])
             step = " ".join(sentences[:cut])
-        if len(sentences) == 1 and is_outcome(step):
-            context.append(step)
-            continue
         kept.append(step)
     # notes and extras after the last step
     end = len(kept)

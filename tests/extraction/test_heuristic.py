@@ -263,8 +263,9 @@ def test_other_platform_steps_are_kept_and_their_platform_recorded(encoder):
     assert HeuristicExtractor(ExtractConfig(other_platform="refuse"), encoder).extract(query, ios_only).steps == []
 
 
-def test_faq_answer_steps_are_clean_and_the_question_and_outcomes_are_context(extractor):
-    """A disclosure FAQ: the answer under the query's question, its outcome sentence kept aside."""
+def test_faq_answer_steps_are_clean_and_the_question_is_context(extractor):
+    """A disclosure FAQ: the answer under the query's question; its outcome sentence, a sentence of
+    the answer's own, stays among the steps (stage 2 reads it as informational)."""
     html = b"""<html lang="en"><head><title>Android settings: frequently asked questions</title></head><body>
     <h1>Android settings: frequently asked questions</h1>
     <details><summary>How do I change the wallpaper?</summary><div>
@@ -281,9 +282,9 @@ def test_faq_answer_steps_are_clean_and_the_question_and_outcomes_are_context(ex
     assert out.steps[0] == "Open your phone's Settings app."
     assert out.steps[-1] == "Turn on Allow from this source."
     assert "Tap Install unknown apps." in out.steps
-    assert not any("Wallpapers" in s or "appears" in s for s in out.steps)
+    assert not any("Wallpapers" in s for s in out.steps)
+    assert out.steps[out.steps.index("Tap Install unknown apps.") + 1] == "A list of apps appears."
     assert out.context[0] == "How do I allow apps from unknown sources?"
-    assert "A list of apps appears." in out.context
     assert not any(s.startswith("Note") for s in out.steps)
 
 

@@ -199,3 +199,56 @@ def test_the_last_numbered_heading_keeps_the_paragraph_that_tells_what_it_does(s
     assert "numbered" in out.reason
     assert "With Auto-Correction off" in out.steps[-1], out.steps
     assert out.strict, (out.recall, out.precision)
+
+
+@pytest.mark.parametrize("structure", ["ol", "step_headings"])
+def test_another_devices_part_of_a_page_is_left_out(structure, stage1):
+    """dC07-t01 (Apple's RTT page) tells the iPhone's part, then "On your Mac, choose Apple menu >
+    System Preferences ...". A person labelled only the phone's four sentences: the Mac's part
+    cannot be followed on a phone, and with it the page's steps were twice the labelled ones."""
+    text = next(t for t in TEXTS if t.pid == "dC07-t01")
+    mac = text.sentences.index(next(s for s in text.sentences if s.startswith("On your Mac")))
+    assert text.sentences[mac] not in text.steps  # the person's label, read from the file
+    out = stage1.run(render(text, structure, TEXTS))
+    assert not any("Mac" in s or "Enable RTT" in s for s in out.steps), out.steps
+    assert "another device" in out.reason
+    assert out.strict, (out.recall, out.precision)
+
+
+def test_the_other_device_section_ends_where_the_page_is_back_on_the_phone():
+    from extraction.heuristic import _phone_part
+
+    steps = ["Open Settings and tap Connected devices.", "On your TV, choose the HDMI input.", "Press OK.",
+             "On your Android phone, tap Cast.", "Tap the TV's name."]
+    assert _phone_part(steps) == ([steps[0], steps[3], steps[4]], steps[1:3])
+    # a page that starts on the computer has no phone part before it to keep apart
+    first = ["On your computer, go to voice.google.com.", "Click Settings.", "On your Android phone, tap the link."]
+    assert _phone_part(first) == (first, [])
+
+
+@pytest.mark.parametrize("structure", ["paragraph", "qa", "listicle"])
+def test_an_instruction_after_a_place_below_a_heading_is_a_step(structure, stage1):
+    """dB07-t04's second sentence, "Below My Networks, choose your iPhone network.", is an
+    instruction after a place, as "Under Wireless, tap More." is; it was dropped as prose."""
+    from extraction.blocks import is_imperative
+
+    text = next(t for t in TEXTS if t.pid == "dB07-t04")
+    assert is_imperative(text.sentences[1]) and not is_imperative("Below the list, the phone shows a map.")
+    out = stage1.run(render(text, structure, TEXTS))
+    assert _sentences_found(out.steps, text.steps) == [True, True], out.steps
+
+
+def test_a_forum_answer_is_read_without_the_thread_around_it(stage1):
+    """A thread: the question post ("I went into Settings but can't find it"), a reply asking which
+    phone, the answer with a signature, and the asker quoting the answer's first line. A working
+    text (dB04-t01, twelve sentences) is found whole, from the answer, in each way a post is typed."""
+    text = next(t for t in TEXTS if t.pid == "dB04-t01")
+    assert len(text.steps) == len(text.sentences)
+    styles = set()
+    for seed in range(8):
+        page = render(text, "forum", TEXTS, seed=seed)
+        styles.add("<br>" in page.html)
+        out = stage1.run(page)
+        assert out.strict, (seed, out.recall, out.precision, out.reason)
+        assert not any("sent from my phone" in s or "Thanks" in s or "wrote:" in s for s in out.steps)
+    assert styles == {True, False}  # lines split by <br> and paragraphs or a list

@@ -39,15 +39,36 @@ def test_actions_and_hints_are_not_outcomes(sentence):
     assert not is_outcome(sentence)
 
 
-def test_tidy_moves_outcomes_and_trailing_notes_to_context():
+def test_tidy_moves_outcomes_ending_an_action_and_trailing_notes_to_context():
     steps = ["Open Settings.", "Tap Reset. A confirmation message will appear.", "A new screen appears.",
              "Tap OK.", "Note : Location History works best when Location Services is set to Always .",
              "Optionally, tap Share."]
     kept, context = tidy_steps(steps)
-    assert kept == ["Open Settings.", "Tap Reset.", "Tap OK."]
-    assert context == ["A confirmation message will appear.", "A new screen appears.",
+    # an outcome standing as a step of its own is a sentence of the page's steps: it stays
+    assert kept == ["Open Settings.", "Tap Reset.", "A new screen appears.", "Tap OK."]
+    assert context == ["A confirmation message will appear.",
                        "Note : Location History works best when Location Services is set to Always .",
                        "Optionally, tap Share."]
+
+
+def test_outcome_sentences_a_person_labelled_as_steps_stay_and_ask_the_agent_for_nothing():
+    """real-dev's labels keep outcome sentences among the steps ("Your TV should immediately begin
+    mirroring ..."). They stay steps, and stage 2 reads them as informational: no intent, so the agent
+    does nothing for them and the judge leaves them out. (One crawled sentence also holds an action,
+    "... Step 4 4 View the Easter egg.", and keeps it.)"""
+    import json
+
+    from benchmarks.real_dev_pages import REAL_DEV
+    from execution.predict.steps import parse_step
+
+    if not (REAL_DEV / "pages.jsonl").exists():
+        pytest.skip("../shared/real-dev is not available")
+    rows = [json.loads(line) for line in (REAL_DEV / "pages.jsonl").read_text("utf-8").splitlines()]
+    outcomes = [s for r in rows for s in r["steps"] if is_outcome(s)]
+    assert len(outcomes) >= 10
+    assert all(tidy_steps(["Open Settings.", s, "Tap OK."])[0][1] == s for s in outcomes)
+    acting = [s for s in outcomes if parse_step(s)]
+    assert len(acting) <= 1 and all("View the Easter egg" in s for s in acting), acting
 
 
 def test_tidy_keeps_a_note_between_steps_and_a_page_of_only_asides():
