@@ -387,8 +387,9 @@ class HeuristicExtractor(Extractor):
             notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
-        # outcomes and trailing notes leave the steps; with the section's heading ("How do I ...?",
-        # "On Samsung phones") and the step titles they become context for the agent
+        # another device's part leaves the steps; outcomes ending an action's step and trailing notes
+        # do too, and with the section's heading ("How do I ...?", "On Samsung phones") and the step
+        # titles they become context for the agent
         own, elsewhere = _phone_part(best.block.steps)
         if elsewhere:
             notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
