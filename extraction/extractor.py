@@ -28,7 +28,8 @@ class ExtractorOutput:
     #: the phone maker the steps are written for ("samsung", "pixel", ...), when the page says
     stated_device: Optional[str] = None
     #: page text kept out of the steps but useful to whoever follows them: the heading the
-    #: steps sit under, step headings, outcome sentences ("A new screen appears.") and tips
+    #: steps sit under, step headings, outcomes ending a step
+    #: ("Tap Reset. A new screen appears.") and tips
     context: list[str] = field(default_factory=list)
 
 

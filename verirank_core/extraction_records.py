@@ -219,7 +219,7 @@ class Extraction(Record):
     stated_device: Optional[str] = None
     #: page text the extractor kept out of the steps but that helps to follow them, in page
     #: order: the heading the steps sit under, step headings ("Turn on Dark theme" above its
-    #: body), outcome sentences ("A new screen appears.") and tips; never steps to act on.
+    #: body), outcomes ending a step ("Tap Reset. A new screen appears.") and tips; never steps to act on.
     #: Records written before the field existed read as [].
     context: list[str] = Field(default_factory=list)
 
