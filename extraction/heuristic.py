@@ -49,7 +49,7 @@ import numpy as np
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
-from extraction.tidy import tidy_steps
+from extraction.tidy import phone_part, tidy_steps
 from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.platforms import brand_of, platform_of, wanted_brand, wanted_platform
 from verirank_core.text import stem, words
@@ -195,39 +195,6 @@ def _dedupe(steps: list[str]) -> list[str]:
         seen.add(key)
         out.append(s)
     return out
-
-
-#: a section for a device that is not the phone: "On your Mac, choose Apple menu > ...",
-#: "On your computer, go to voice.google.com"
-_OTHER_DEVICE = re.compile(
-    r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:mac(?:book)?|computer|pc|windows(?:\s+(?:pc|computer|laptop))?|"
-    r"chromebook|desktop|laptop|(?:apple\s+|galaxy\s+|smart\s*)?watch|(?:smart\s+|apple\s+|fire\s+|android\s+)?tv|"
-    r"headset|console|web\s+browser)\b[^,.;:!?]{0,40},", re.I)
-
-
-#: a section back on the phone: "On your Android phone, tap the link."
-_THIS_DEVICE = re.compile(r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:android|iphone|ipad|phone|smartphone|tablet|"
-                          r"mobile|device)\b", re.I)
-
-
-def _phone_part(steps: list[str]) -> tuple[list[str], list[str]]:
-    """(the phone's steps, another device's steps among them).
-
-    Help pages often tell a part for another device ("On your Mac, choose Apple
-    menu > System Settings ..."). The device can follow only its own part: another
-    device's section runs from its first sentence, after at least one instruction
-    for the phone, up to a sentence back on the phone ("On your Android phone, ...").
-    """
-    own: list[str] = []
-    other: list[str] = []
-    away = False
-    for step in steps:
-        if _OTHER_DEVICE.match(step) and any(is_imperative(s) for s in own):
-            away = True
-        elif _THIS_DEVICE.match(step):
-            away = False
-        (other if away else own).append(step)
-    return own, other
 
 
 def _size(block: Block) -> int:
@@ -390,7 +357,7 @@ class HeuristicExtractor(Extractor):
         # another device's part leaves the steps; outcomes ending an action's step and trailing notes
         # do too, and with the section's heading ("How do I ...?", "On Samsung phones") and the step
         # titles they become context for the agent
-        own, elsewhere = _phone_part(best.block.steps)
+        own, elsewhere = phone_part(best.block.steps)
         if elsewhere:
             notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
         steps, dropped = tidy_steps(_dedupe(own))

@@ -15,6 +15,9 @@ reads them (real-dev's labels keep such sentences, and dropping them cost a
 twentieth of the texts in every structure), and stage 2 parses it to no
 intent, so the agent does nothing for it and the judge does not count it.
 
+Another device's part of the page ("On your Mac, ...") leaves the steps too
+(:func:`phone_part`): the phone cannot follow it.
+
 What is taken out is kept, in page order, as context (``Extraction.context``):
 the agent may read it, it never acts on it. A step that also holds an action
 ("If a pop-up appears, tap OK") stays whole.
@@ -26,7 +29,7 @@ import re
 
 from extraction.blocks import is_imperative
 
-__all__ = ["tidy_steps", "is_outcome", "is_aside"]
+__all__ = ["tidy_steps", "phone_part", "is_outcome", "is_aside"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 #: notes, tips and extras that follow the steps
@@ -52,6 +55,41 @@ def is_outcome(sentence: str) -> bool:
         return False
     # "If a pop-up appears, tap OK": an action after the condition
     return not any(is_imperative(part) for part in re.split(r"[,;:]\s*", sentence)[1:])
+
+
+#: a section for a device that is not the phone: "On your Mac, choose Apple menu > ...",
+#: "On your computer, go to voice.google.com"
+_OTHER_DEVICE = re.compile(
+    r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:mac(?:book)?|computer|pc|windows(?:\s+(?:pc|computer|laptop))?|"
+    r"chromebook|desktop|laptop|(?:apple\s+|galaxy\s+|smart\s*)?watch|(?:smart\s+|apple\s+|fire\s+|android\s+)?tv|"
+    r"headset|console|web\s+browser)\b[^,.;:!?]{0,40},", re.I)
+#: a section back on the phone: "On your Android phone, tap the link."
+_THIS_DEVICE = re.compile(r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:android|iphone|ipad|phone|smartphone|tablet|"
+                          r"mobile|device)\b", re.I)
+
+
+def phone_part(steps: list[str]) -> tuple[list[str], list[str]]:
+    """(the phone's steps, another device's steps among them).
+
+    Help pages often tell a part for another device ("On your Mac, choose Apple
+    menu > System Settings ..."). The device can follow only its own part: another
+    device's section runs from its first sentence, after at least one instruction
+    for the phone, up to a sentence back on the phone ("On your Android phone, ...").
+    """
+    own: list[str] = []
+    other: list[str] = []
+    told = away = False  # told: an instruction for the phone came before
+    for step in steps:
+        if told and _OTHER_DEVICE.match(step):
+            away = True
+        elif _THIS_DEVICE.match(step):
+            away = False
+        if away:
+            other.append(step)
+        else:
+            own.append(step)
+            told = told or is_imperative(step)
+    return own, other
 
 
 def tidy_steps(steps: list[str]) -> tuple[list[str], list[str]]:

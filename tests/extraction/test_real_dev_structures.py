@@ -216,14 +216,14 @@ def test_another_devices_part_of_a_page_is_left_out(structure, stage1):
 
 
 def test_the_other_device_section_ends_where_the_page_is_back_on_the_phone():
-    from extraction.heuristic import _phone_part
+    from extraction.tidy import phone_part
 
     steps = ["Open Settings and tap Connected devices.", "On your TV, choose the HDMI input.", "Press OK.",
              "On your Android phone, tap Cast.", "Tap the TV's name."]
-    assert _phone_part(steps) == ([steps[0], steps[3], steps[4]], steps[1:3])
+    assert phone_part(steps) == ([steps[0], steps[3], steps[4]], steps[1:3])
     # a page that starts on the computer has no phone part before it to keep apart
     first = ["On your computer, go to voice.google.com.", "Click Settings.", "On your Android phone, tap the link."]
-    assert _phone_part(first) == (first, [])
+    assert phone_part(first) == (first, [])
 
 
 @pytest.mark.parametrize("structure", ["paragraph", "qa", "listicle"])
