@@ -595,10 +595,16 @@ def _instruction_sentences(text: str) -> list[str]:
     sentences = [t for t in _SENTENCE.split(text) if t.strip()]
     flags = [is_imperative(t) for t in sentences]
     if sum(flags) < 2:
-        chains = [t for t in sentences if _is_action_chain(t)]
-        return chains[:1]
-    first = _paragraph_start([(0, t) for t in sentences], flags.index(True))
-    last = len(flags) - 1 - flags[::-1].index(True)
+        # one sentence of several actions is the telling's one instruction; the sentences
+        # around it belong to it as they do to a run of instructions
+        chains = [k for k, t in enumerate(sentences) if _is_action_chain(t)]
+        if not chains:
+            return []
+        first = last = chains[0]
+    else:
+        first = flags.index(True)
+        last = len(flags) - 1 - flags[::-1].index(True)
+    first = _paragraph_start([(0, t) for t in sentences], first)
     last = _telling_end([(0, t) for t in sentences], last)
     return sentences[first:last + 1]
 

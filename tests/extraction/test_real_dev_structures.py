@@ -190,6 +190,20 @@ def test_a_wikihow_text_told_as_one_paragraph_reads_as_instructions(stage1):
     assert _told_steps_howto(news) < 0.5
 
 
+def test_a_paragraph_of_one_chained_instruction_keeps_the_sentences_around_it(stage1):
+    """dC02-t02 (a working text, all three sentences labelled) is one paragraph with a single
+    instruction, a chain of two taps, between "Opening the Settings app." and what the reader
+    then sees. The sentences around one chained instruction belong to it, as they do to a run of
+    instructions; a paragraph with no chain of actions on named controls still gives nothing."""
+    from extraction.blocks import _instruction_sentences
+
+    text = next(t for t in TEXTS if t.pid == "dC02-t02")
+    out = stage1.run(render(text, "paragraph", TEXTS))
+    assert _sentences_found(out.steps, text.sentences) == [True, True, True], out.steps
+    remark = "Dark themes are popular. Just follow the guide and read our other articles. It is easy."
+    assert _instruction_sentences(remark) == []
+
+
 def test_the_last_numbered_heading_keeps_the_paragraph_that_tells_what_it_does(stage1):
     """dC04-t04 as "N. step" headings with no bodies until the last: "With Auto-Correction off,
     your iPhone or iPad will stop automatically changing..." belongs to step 4, as it would as
