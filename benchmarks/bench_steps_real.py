@@ -156,13 +156,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--dump", type=Path, help="also write every page's outcome (steps, scores) as JSON lines")
     parser.add_argument("--pids", nargs="*", help="only these texts (for reading a few pages)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="draw the pages' furniture and layout choices anew (0, the default, is the reported "
+                             "draw; another seed checks the figures do not hang on one draw)")
     args = parser.parse_args(argv)
     texts = load_texts()
     if not texts:
         print(f"skipped: no texts under {REAL_DEV}")
         return 0
     chosen = {t.pid for t in (texts[::3] if args.quick else texts)} & set(args.pids or [t.pid for t in texts])
-    pages = [p for p in render_all(texts, tuple(args.structures)) if p.text.pid in chosen]
+    pages = [p for p in render_all(texts, tuple(args.structures), seed=args.seed) if p.text.pid in chosen]
     stage1 = Stage1()
     stage1.encoder.encode(["warm up"])
     started = time.perf_counter()
@@ -185,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{summary['overall']['false_rate_unrelated']} (target <= {TARGET_FALSE})")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
-        "benchmark": "steps_real", "quick": args.quick, "pages": len(pages), "seconds": round(elapsed, 1),
+        "benchmark": "steps_real", "quick": args.quick, "seed": args.seed, "pages": len(pages), "seconds": round(elapsed, 1),
         "machine": {"python": platform.python_version(), "platform": sys.platform},
         "targets": {"strict_recall_per_structure": TARGET_STRICT, "false_rate": TARGET_FALSE},
         **summary, "missed": _missed(outcomes),

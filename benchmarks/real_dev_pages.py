@@ -8,7 +8,10 @@ labels) into a web page of one structure, with the furniture real sites add
 footer):
 
 ============================  ================================================
-``ol``                        one ``<li>`` per sentence (a help centre)
+``ol``                        one ``<li>`` per sentence (a help centre); or
+                              one ``<ol start=N>`` per item with a screenshot
+                              between; or a step's further sentences as
+                              nested sub-items
 ``paragraph``                 the whole text as one ``<p>``
 ``step_headings``             "Step N" headings (or "N. first sentence"), the
                               body in the following ``<p>`` siblings
@@ -21,7 +24,9 @@ footer):
                               sentences
 ``accordion``                 an FAQ: this text answers the query's question
                               among other tasks' questions; ``<details>``,
-                              hidden panels opened by a button, or visible
+                              hidden panels opened by a button, panels
+                              ``aria-hidden`` after an ``aria-expanded``
+                              control, script FAQs hidden by style, or visible
 ============================  ================================================
 
 plus ``qa`` (a question and its accepted answer among other replies),
@@ -188,7 +193,17 @@ def _intro(text: Text) -> str:
 
 def _ol(text: Text, rng: random.Random, others: list[Text]) -> tuple[str, str]:
     title = f"How to {_task_title(text.query).lower()}"
-    items = "".join(f"<li>{_e(s)}</li>" for s in text.sentences)
+    style = rng.choice(("one", "one", "split", "nested"))
+    if style == "split":  # one list per item, a screenshot between: <ol start="3">
+        items = "".join(f"<ol start='{n}'><li>{_e(s)}</li></ol><figure><img src='/img/step{n}.png' alt=''>"
+                        f"<figcaption>Screenshot {n}</figcaption></figure>"
+                        for n, s in enumerate(text.sentences, start=1))
+        return title, f"<article><h1>{_e(title)}</h1>{_intro(text)}{items}</article>"
+    if style == "nested":  # a step's further sentences as sub-items
+        items = "".join(f"<li>{_e(g[0])}" + ("<ul>" + "".join(f"<li>{_e(s)}</li>" for s in g[1:]) + "</ul>"
+                                              if len(g) > 1 else "") + "</li>" for g in _groups(text.sentences))
+    else:
+        items = "".join(f"<li>{_e(s)}</li>" for s in text.sentences)
     return title, f"<article><h1>{_e(title)}</h1>{_intro(text)}<ol>{items}</ol></article>"
 
 
@@ -261,7 +276,7 @@ def _accordion(text: Text, rng: random.Random, others: list[Text]) -> tuple[str,
     title = "Android settings: frequently asked questions"
     entries = _others(text, others, rng, 3)
     entries.insert(rng.randrange(len(entries) + 1), text)
-    style = rng.choice(("details", "button", "visible"))
+    style = rng.choice(("details", "button", "aria", "script", "visible"))
     parts = []
     for n, t in enumerate(entries):
         question = f"How do I {_task_title(t.query).lower()}?"
@@ -272,6 +287,12 @@ def _accordion(text: Text, rng: random.Random, others: list[Text]) -> tuple[str,
             parts.append(f"<div class='faq-item'><button aria-expanded='false' aria-controls='faq{n}'>"
                          f"{_e(question)}</button><div id='faq{n}' class='faq-panel' hidden>"
                          f"{_answer(sentences, rng)}</div></div>")
+        elif style == "aria":  # a panel hidden from screen readers too, after a control that expands it
+            parts.append(f"<div class='qa-row'><div class='q' role='button' aria-expanded='false'>{_e(question)}"
+                         f"</div><div class='a' aria-hidden='true'>{_answer(sentences, rng)}</div></div>")
+        elif style == "script":  # a jQuery-style FAQ without ARIA: the answer hidden by style
+            parts.append(f"<div class='faq-entry'><h3 class='faq-question'>{_e(question)}</h3>"
+                         f"<div class='faq-answer' style='display: none;'>{_answer(sentences, rng)}</div></div>")
         else:
             parts.append(f"<div class='faq-item'><h3>{_e(question)}</h3><div class='faq-answer'>"
                          f"{_answer(sentences, rng)}</div></div>")

@@ -274,13 +274,17 @@ def _list_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         context: list[str] = []
         for li in items:
             own = pieces[li][:_MAX_PIECES]
+            nested = sorted((x for x in pieces if x.startswith(li + "/")), key=lambda x: pieces[x][0])
+            firsts = [pieces[x][0] for x in nested]
+            # nested action items inside this li ("Go to Settings:" > "Tap Network") are steps
+            # of their own; nested remarks ("It's under Personal.") are part of this li's step
+            actions = bool(firsts) and all(is_imperative(snippets[j].text) for j in firsts)
+            if not actions:
+                own = sorted(own + [j for x in nested for j in pieces[x]])[:_MAX_PIECES]
             positions.append(own[0])
             steps.append(_titled(strip_marker(snippets[own[0]].text)[1], [snippets[j].text for j in own[1:]], context))
-            # nested action items inside this li ("Go to Settings:" > "Tap Network")
-            nested = [x for x in pieces if x.startswith(li + "/")]
-            firsts = sorted(pieces[x][0] for x in nested)
-            if firsts and all(is_imperative(snippets[j].text) for j in firsts):
-                for x in sorted(nested, key=lambda x: pieces[x][0]):
+            if actions:
+                for x in nested:
                     positions.append(pieces[x][0])
                     steps.append(_join(snippets[j].text for j in pieces[x][:_MAX_PIECES]))
         blocks.append(Block("list", steps, positions, context=context))
@@ -306,13 +310,26 @@ def _merge_split_lists(blocks: list[Block], snippets: Sequence[Snippet]) -> list
             last_a = max(a.positions)
             list_a = _parent(_nearest(snippets[a.first].xpath, ("li",)) or "")
             list_b = _parent(_nearest(snippets[b.first].xpath, ("li",)) or "")
-            between = [j for j in range(last_a + 1, b.first) if _nearest(snippets[j].xpath, ("li",)) is None]
+            between = [j for j in range(last_a + 1, b.first) if _nearest(snippets[j].xpath, ("li",)) is None
+                       and not _is_caption(snippets[j])]
             if (not between and b.first > last_a and _parent(list_a) == _parent(list_b)
                     and _shape(list_a) == _shape(list_b)):
                 out[-1] = Block("list", a.steps + b.steps, a.positions + b.positions, context=a.context + b.context)
                 continue
         out.append(b)
     return out
+
+
+#: a line that credits or names a picture: "Screenshot 2", "Image: Lifewire", "(Photo credit: Google)"
+_CREDIT = re.compile(r"^\W*(?:screenshot|image|photo|picture|credit|source|via)\b|©", re.I)
+
+
+def _is_caption(s: Snippet) -> bool:
+    """A screenshot's caption or credit between two parts of a split list. A short line such
+    as "For Samsung phones" is not one: it starts another list."""
+    if s.tag in _NOISE_TAGS or _nearest(s.xpath, ("figure",)) is not None:
+        return True
+    return s.tag not in _HEADINGS and len(s.text.split()) <= 8 and bool(_CREDIT.search(s.text))
 
 
 def _is_title(text: str) -> bool:

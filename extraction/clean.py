@@ -223,8 +223,9 @@ def _lang(root: lxml.html.HtmlElement) -> Optional[str]:
 # --- removing what a reader does not see -------------------------------------------
 
 
-def _disclosure_ids(scope: lxml.html.HtmlElement) -> tuple[set[str], set[str]]:
-    """Ids of panels a control on the page reveals, and ids of the controls themselves.
+def _disclosure_ids(scope: lxml.html.HtmlElement) -> tuple[set[str], set[str], set[str]]:
+    """Ids of panels a control on the page reveals, ids of the controls themselves, and ids
+    that a panel names as its control (``aria-labelledby``).
 
     A control points at its panel (``aria-controls``, ``data-target``,
     ``data-bs-target``, or an in-page ``href`` on a toggle); a panel may name
@@ -232,9 +233,11 @@ def _disclosure_ids(scope: lxml.html.HtmlElement) -> tuple[set[str], set[str]]:
     """
     panels: set[str] = set()
     controls: set[str] = set()
+    named: set[str] = set()
     for el in scope.iter():
         if not isinstance(el.tag, str):
             continue
+        named.update((el.get("aria-labelledby") or "").split())
         toggle = el.get("aria-expanded") is not None or el.get("data-toggle") or el.get("data-bs-toggle")
         if toggle and el.get("id"):
             controls.add(el.get("id"))
@@ -243,7 +246,7 @@ def _disclosure_ids(scope: lxml.html.HtmlElement) -> tuple[set[str], set[str]]:
             if not value or (attr == "href" and (not toggle or not value.startswith("#"))):
                 continue
             panels.update(v.lstrip("#") for v in value.split())
-    return panels, controls
+    return panels, controls, named
 
 
 def _hidden_how(el: lxml.html.HtmlElement) -> Optional[str]:
@@ -276,9 +279,11 @@ def _is_control(el: Optional[lxml.html.HtmlElement]) -> bool:
     return any(_is_control(c) for c in el.iterchildren() if isinstance(c.tag, str))
 
 
-def _is_revealable(el: lxml.html.HtmlElement, revealable: set[str], controllers: set[str]) -> bool:
-    """Hidden until a click: a disclosure panel a control on the page points at (or names), or
-    a panel named like one right after its control (script-driven FAQ widgets without ARIA)."""
+def _is_revealable(el: lxml.html.HtmlElement, revealable: set[str], controllers: set[str],
+                   claimed: set[str] = frozenset()) -> bool:
+    """Hidden until a click: a disclosure panel a control on the page points at (or names), a
+    hidden element right after an ``aria-expanded`` control, or a panel named like one right
+    after its control or its title (script-driven FAQ widgets without ARIA)."""
     if (el.get("hidden") or "").strip().lower() == "until-found":
         return True
     if el.get("id") and el.get("id") in revealable:
@@ -287,11 +292,38 @@ def _is_revealable(el: lxml.html.HtmlElement, revealable: set[str], controllers:
     if any(i in controllers for i in labelled):
         return True
     named = _PANEL_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
-    return bool(named) and _is_control(el.getprevious())
+    control = el.getprevious()
+    # right after a control that says it expands something ("aria-expanded"), a hidden
+    # element is its panel whatever its class; after a plain button, only one named like a panel
+    if _is_control(control):
+        return bool(named) or _expands_what_follows(control, claimed)
+    # script-driven FAQs without ARIA: "faq-question" (or an <h3>) over a "faq-answer" hidden by style
+    return bool(named) and _is_panel_title(control)
+
+
+#: an element that titles the panel after it, in a script-driven widget without ARIA
+_TITLE_CLASS = re.compile(r"question|title|header|heading|trigger|handle|summary|label", re.I)
+
+
+def _is_panel_title(el: Optional[lxml.html.HtmlElement]) -> bool:
+    if el is None or not isinstance(el.tag, str):
+        return False
+    return el.tag in ("h2", "h3", "h4", "h5", "h6", "dt") or bool(
+        _TITLE_CLASS.search(f"{el.get('class') or ''} {el.get('id') or ''}"))
+
+
+def _expands_what_follows(el: Optional[lxml.html.HtmlElement], claimed: set[str]) -> bool:
+    """A control that says it expands something (``aria-expanded``) without naming what: its panel
+    is what follows it. One that names its panel, or that a panel names, expands only that one."""
+    if el is None or not isinstance(el.tag, str):
+        return False
+    toggles = [d for d in el.iter() if isinstance(d.tag, str) and d.get("aria-expanded") is not None]
+    return bool(toggles) and not any(
+        d.get("id") in claimed or any((d.get(a) or "").strip() for a in _TARGET_ATTRS) for d in toggles)
 
 
 def _is_hidden(el: lxml.html.HtmlElement, revealable: set[str] = frozenset(),
-               controllers: set[str] = frozenset()) -> bool:
+               controllers: set[str] = frozenset(), claimed: set[str] = frozenset()) -> bool:
     how = _hidden_how(el)
     if how is None:
         return False
@@ -299,7 +331,7 @@ def _is_hidden(el: lxml.html.HtmlElement, revealable: set[str] = frozenset(),
         return True
     # visibility:hidden is a disclosure only when a control points at the panel;
     # hidden/aria-hidden/display:none panels likewise, or inside <details>
-    return not _is_revealable(el, revealable, controllers)
+    return not _is_revealable(el, revealable, controllers, claimed)
 
 
 def _is_chrome(el: lxml.html.HtmlElement) -> bool:
@@ -345,10 +377,10 @@ def _open_disclosures(scope: lxml.html.HtmlElement) -> None:
 def _drop_invisible(root: lxml.html.HtmlElement) -> None:
     body = root.find("body")
     scope = body if body is not None else root
-    revealable, controllers = _disclosure_ids(scope)
+    revealable, controllers, claimed = _disclosure_ids(scope)
     body_chars = len(scope.text_content())
     doomed = [el for el in scope.iter() if isinstance(el.tag, str) and el is not scope
-              and (_is_hidden(el, revealable, controllers) or _is_chrome(el) or _is_furniture(el, body_chars))]
+              and (_is_hidden(el, revealable, controllers, claimed) or _is_chrome(el) or _is_furniture(el, body_chars))]
     for el in doomed:
         # an ancestor may already be gone; removing a detached subtree is harmless
         if el.getparent() is not None:

@@ -20,7 +20,7 @@ import html
 
 import pytest
 
-from benchmarks.real_dev_pages import STRUCTURES, applies, has_menu_path, load_texts, render
+from benchmarks.real_dev_pages import STRUCTURES, _groups, applies, has_menu_path, load_texts, render
 
 TEXTS = load_texts()
 pytestmark = pytest.mark.skipif(not TEXTS, reason="../shared/real-dev is not available")
@@ -202,6 +202,55 @@ def test_a_paragraph_of_one_chained_instruction_keeps_the_sentences_around_it(st
     assert _sentences_found(out.steps, text.sentences) == [True, True, True], out.steps
     remark = "Dark themes are popular. Just follow the guide and read our other articles. It is easy."
     assert _instruction_sentences(remark) == []
+
+
+def _page(text, main: str):
+    from benchmarks.real_dev_pages import RenderedPage
+
+    return RenderedPage(text, "ol", f"<html><body><article><h1>{html.escape(text.query)}</h1>{main}</article></body></html>")
+
+
+def test_a_list_split_by_screenshots_is_read_as_one_list(stage1):
+    """Editors put a screenshot between steps, so each step is its own <ol start=N>."""
+    text = next(t for t in TEXTS if t.pid == "dA04-t01")
+    main = "".join(f"<ol start='{n}'><li>{html.escape(s)}</li></ol><figure><img src='s{n}.png' alt=''>"
+                   f"<figcaption>Screenshot {n}</figcaption></figure>" for n, s in enumerate(text.sentences, 1))
+    out = stage1.run(_page(text, main))
+    assert out.strict, (out.recall, out.precision, out.steps)
+
+
+def test_two_lists_under_a_line_naming_another_phone_stay_apart():
+    from extraction.blocks import find_blocks
+    from verirank_core.extraction_records import Snippet
+
+    rows = [("/html/body/ol[1]/li", "Open Settings."), ("/html/body/p[1]", "Screenshot: Google"),
+            ("/html/body/ol[2]/li", "Tap Display."), ("/html/body/p[2]", "For Samsung phones"),
+            ("/html/body/ol[3]/li", "Tap Display and brightness.")]
+    snippets = [Snippet(index=n, xpath=x, text=t, tag=x.rsplit("/", 1)[1]) for n, (x, t) in enumerate(rows)]
+    lists = [b.steps for b in find_blocks(snippets) if b.kind == "list"]
+    assert ["Open Settings.", "Tap Display."] in lists  # a credit line does not split a list
+    assert not any("Tap Display and brightness." in steps and "Tap Display." in steps for steps in lists)
+
+
+def test_a_steps_remarks_as_nested_items_stay_with_it(stage1):
+    """A step's further sentences as sub-items ("It's under the Personal header.") are part of
+    the step, not lost; nested actions stay steps of their own."""
+    from extraction.blocks import find_blocks
+    from verirank_core.extraction_records import Snippet
+
+    text = next(t for t in TEXTS if t.pid == "dA07-t02")
+    assert len(text.steps) == len(text.sentences)
+    groups = _groups(text.sentences)  # a step starts at a sentence that reads like an action
+    assert any(len(g) > 1 for g in groups)
+    main = "<ol>" + "".join(f"<li>{html.escape(g[0])}" + ("<ul>" + "".join(
+        f"<li>{html.escape(s)}</li>" for s in g[1:]) + "</ul>" if len(g) > 1 else "") + "</li>" for g in groups) + "</ol>"
+    out = stage1.run(_page(text, main))
+    assert all(_sentences_found(out.steps, text.sentences)), out.steps
+    rows = [("/html/body/ol/li[1]", "Go to Settings:"), ("/html/body/ol/li[1]/ul/li[1]", "Tap Network."),
+            ("/html/body/ol/li[1]/ul/li[2]", "Tap Wi-Fi.")]
+    snippets = [Snippet(index=n, xpath=x, text=t, tag="li") for n, (x, t) in enumerate(rows)]
+    lists = [b.steps for b in find_blocks(snippets) if b.kind == "list"]
+    assert ["Go to Settings:", "Tap Network.", "Tap Wi-Fi."] in lists
 
 
 def test_the_last_numbered_heading_keeps_the_paragraph_that_tells_what_it_does(stage1):

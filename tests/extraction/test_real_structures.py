@@ -289,6 +289,34 @@ def test_script_driven_faq_panels_and_decorative_separators():
     assert crumbs and crumbs[0].steps[-1] == "Disable it there."
 
 
+@pytest.mark.parametrize("markup", [
+    # a control that says it expands, and a panel hidden for screen readers, classed as nothing
+    "<div class='q' role='button' aria-expanded='false'>How do I turn on dark theme?</div>"
+    "<div class='a' aria-hidden='true'><p>{steps}</p></div>",
+    # a script-driven FAQ without ARIA: a title, and an answer hidden by style until clicked
+    "<h3 class='faq-question'>How do I turn on dark theme?</h3><div class='faq-answer' style='display: none;'>"
+    "<p>{steps}</p></div>",
+    "<div class='toggle-title'><span>How do I turn on dark theme?</span></div>"
+    "<div class='toggle-content' style='display:none'><p>{steps}</p></div>",
+])
+def test_a_collapsed_answer_after_its_question_is_kept(markup):
+    steps = "Open Settings, tap Display and turn on Dark theme."
+    html = f"<html><body><article><h1>Help</h1>{markup.format(steps=steps)}</article></body></html>"
+    text = " | ".join(s.text for s in clean_page(html, url="http://site.test/help", qid="q").snippets)
+    assert steps in text
+
+
+@pytest.mark.parametrize("markup", [
+    "<h3>Deals</h3><div style='display:none'><p>Buy cheap followers here.</p></div>",  # not named a panel
+    "<button>Share</button><div class='share-menu' hidden><p>Buy cheap followers here.</p></div>",  # no disclosure
+    "<p class='title-note'>Intro</p><div class='seo' style='display:none'><p>Buy cheap followers here.</p></div>",
+])
+def test_hidden_text_that_no_question_opens_stays_out(markup):
+    html = f"<html><body><article><h1>Help</h1><p>Visible words here.</p>{markup}</article></body></html>"
+    text = " | ".join(s.text for s in clean_page(html, url="http://site.test/help", qid="q").snippets)
+    assert "followers" not in text
+
+
 HANDWRITTEN = json.loads((STYLES / "handwritten.json").read_text("utf-8"))["pages"]
 
 
