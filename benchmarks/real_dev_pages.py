@@ -13,7 +13,8 @@ footer):
                               between; or a step's further sentences as
                               nested sub-items
 ``paragraph``                 the whole text as one ``<p>``
-``step_headings``             "Step N" headings (or "N. first sentence"), the
+``step_headings``             "Step N" headings (or "N. first sentence", or
+                              "Step N: first sentence"), the
                               body in the following ``<p>`` siblings
 ``action_headings``           un-numbered headings holding a step's first
                               sentence, its other sentences in paragraphs
@@ -216,13 +217,15 @@ def _paragraph(text: Text, rng: random.Random, others: list[Text]) -> tuple[str,
 def _step_headings(text: Text, rng: random.Random, others: list[Text]) -> tuple[str, str]:
     title = f"How to {_task_title(text.query).lower()} (step by step)"
     tag = rng.choice(("h2", "h3"))
-    bare = rng.random() < 0.5
+    style = rng.choice(("bare", "numbered", "step_titled"))
     parts = []
     for n, group in enumerate(_groups(text.sentences), start=1):
-        if bare:  # "Step 2" heading, the step in the paragraphs below
+        if style == "bare":  # "Step 2" heading, the step in the paragraphs below
             head, body = f"Step {n}", group
-        else:  # "2. Tap Display." heading, what follows below
+        elif style == "numbered":  # "2. Tap Display." heading, what follows below
             head, body = f"{n}. {group[0]}", group[1:]
+        else:  # "Step 2: Tap Display." heading
+            head, body = f"Step {n}: {group[0]}", group[1:]
         parts.append(f"<{tag}>{_e(head)}</{tag}>" + "".join(f"<p>{_e(s)}</p>" for s in body))
     return title, f"<article><h1>{_e(title)}</h1>{_intro(text)}<div class='steps'>{''.join(parts)}</div></article>"
 

@@ -420,7 +420,12 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             continue
         number, rest = strip_marker(s.text)
         if number is None:
-            continue
+            # a number set apart only by markup (<span class="num">2</span> Tap Display): a marker
+            # when the numbers run on from 1, so "5 GHz networks are faster." alone is none
+            bare = _BARE_NUMBER.match(s.text)
+            if not bare or int(bare.group(1)) not in (1, expected):
+                continue
+            number, rest = int(bare.group(1)), s.text[bare.end():].strip()
         if number == 1 and current:
             close()
         if number == 1 or number == expected:
@@ -433,6 +438,7 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     return blocks
 
 
+_BARE_NUMBER = re.compile(r"^\s*(\d{1,2})\s+(?=[A-Z])")
 _NUMBER_CELL = re.compile(r"^\s*(?:step\s*)?\d{1,2}\s*[.:)]?\s*$", re.I)
 
 
@@ -626,6 +632,13 @@ def _instruction_sentences(text: str) -> list[str]:
     return sentences[first:last + 1]
 
 
+def _is_instruction_heading(text: str) -> bool:
+    """A heading written as an instruction sentence ("Go to Settings, then Sound."), not a title
+    ("Turn on Dark theme"): a page of one step puts its instruction there."""
+    rest = strip_marker(text)[1]
+    return rest.rstrip().endswith((".", "!")) and is_imperative(rest)
+
+
 def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     blocks = []
     run: list[int] = []
@@ -640,6 +653,8 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     for i, s in enumerate(snippets):
         if s.tag in _HEADINGS or s.tag == "li":
             close()
+            if s.tag in _HEADINGS and _is_instruction_heading(s.text):
+                run.append(i)  # "1. Go to Settings, then tap Wi-Fi." over the step's other sentences
             continue
         if s.tag in _NOISE_TAGS:
             continue  # a photo credit between two steps does not end them

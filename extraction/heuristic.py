@@ -142,11 +142,19 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
     if block.howto_hint is not None:
         return block.howto_hint
     per_sentence = float(np.mean([_howto(s) for s in block.steps]))
-    if block.kind in ("imperative", "prose"):
+    if block.kind in ("imperative", "prose") or (block.kind == "list" and _sentence_items(block.steps)):
         # prose tells a step as an instruction and a sentence or two about it ("Open Settings.
-        # You'll find it in the app drawer."): read it a step at a time
+        # You'll find it in the app drawer."): read it a step at a time; so does a list that
+        # holds such prose one sentence per item (a crawl, or an editor's one-line bullets)
         return max(per_sentence, _told_steps_howto(block.steps))
     return per_sentence
+
+
+def _sentence_items(items: list[str], least: int = 4) -> bool:
+    """List items that are the sentences of a telling: several, nearly all ending as sentences do
+    ("Up next" titles, menus and short feature bullets do not)."""
+    ended = sum(t.rstrip().endswith((".", "!")) for t in items)
+    return len(items) >= least and ended >= 0.8 * len(items)
 
 
 #: sentences after an instruction that still tell about it

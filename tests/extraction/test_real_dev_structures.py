@@ -174,15 +174,16 @@ def test_a_heading_that_goes_on_telling_belongs_to_the_steps_a_title_does_not(st
     assert blocks and blocks[0].steps == heads[:3]
 
 
-def test_a_wikihow_text_told_as_one_paragraph_reads_as_instructions(stage1):
-    """dB02-t04 (wikiHow, a working text) in one paragraph: every step is an instruction and one
-    or two sentences about it ("It's under the Personal header."), so only a third of its
-    sentences are instructions. Read a step at a time it is a how-to; a news paragraph with one
-    "Click here" in it is not."""
+@pytest.mark.parametrize("structure", ["paragraph", "ol"])
+def test_a_wikihow_text_told_as_one_paragraph_reads_as_instructions(structure, stage1):
+    """dB02-t04 (wikiHow, a working text) in one paragraph, or one sentence per list item as
+    crawled: every step is an instruction and one or two sentences about it ("It's under the
+    Personal header."), so only a third of its sentences are instructions. Read a step at a time
+    it is a how-to; a news paragraph with one "Click here" in it is not."""
     from extraction.heuristic import _told_steps_howto
 
     text = next(t for t in TEXTS if t.pid == "dB02-t04")
-    out = stage1.run(render(text, "paragraph", TEXTS))
+    out = stage1.run(render(text, structure, TEXTS))
     assert out.steps, out.reason
     assert any("Screen Lock" in s for s in out.steps)
     news = ["The company reported higher sales.", "Analysts expected less.", "Shares rose 4%.",
@@ -251,6 +252,23 @@ def test_a_steps_remarks_as_nested_items_stay_with_it(stage1):
     snippets = [Snippet(index=n, xpath=x, text=t, tag="li") for n, (x, t) in enumerate(rows)]
     lists = [b.steps for b in find_blocks(snippets) if b.kind == "list"]
     assert ["Go to Settings:", "Tap Network.", "Tap Wi-Fi."] in lists
+
+
+def test_a_page_of_one_step_heading_reads_its_instruction_from_the_heading(stage1):
+    """dB07-t04 as action headings is one heading, "Go to Settings , then tap Wi-Fi on your other
+    iPhone...", over "Below My Networks, choose your iPhone network.": the heading is the first
+    instruction. A heading that is a title ("Turn on Dark theme", no full stop) is not a step."""
+    from extraction.blocks import find_blocks
+    from verirank_core.extraction_records import Snippet
+
+    text = next(t for t in TEXTS if t.pid == "dB07-t04")
+    out = stage1.run(render(text, "action_headings", TEXTS))
+    assert out.strict, (out.steps, out.reason)
+    rows = [("h3", "Turn on Dark theme"), ("p", "Open Settings."), ("p", "Tap Display.")]
+    snippets = [Snippet(index=n, xpath=f"/html/body/div/{tag}[{n + 1}]", text=t, tag=tag)
+                for n, (tag, t) in enumerate(rows)]
+    runs = [b.steps for b in find_blocks(snippets) if b.kind == "imperative"]
+    assert runs and all("Turn on Dark theme" not in steps for steps in runs), runs
 
 
 def test_the_last_numbered_heading_keeps_the_paragraph_that_tells_what_it_does(stage1):

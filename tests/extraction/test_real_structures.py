@@ -317,6 +317,18 @@ def test_hidden_text_that_no_question_opens_stays_out(markup):
     assert "followers" not in text
 
 
+def test_numbers_set_apart_only_by_markup_number_the_steps():
+    html = ("<html><body><article><h1>Dark theme</h1><div class='steps'>"
+            + "".join(f"<p><span class='num'>{n}</span> {t}</p>" for n, t in enumerate(
+                ["Open Settings.", "Tap Display.", "The screen shows options.", "Turn on Dark theme."], 1))
+            + "</div><p>2 GB of storage is enough for most apps.</p></article></body></html>")
+    blocks = [b for b in find_blocks(clean_page(html, url="u", qid="q").snippets) if b.kind == "numbered"]
+    assert [b.steps for b in blocks] == [["Open Settings.", "Tap Display.", "The screen shows options.",
+                                         "Turn on Dark theme."]]
+    lone = "<html><body><p>5 GHz networks are faster.</p><p>6 Apps use it.</p></body></html>"
+    assert not [b for b in find_blocks(clean_page(lone, url="u", qid="q").snippets) if b.kind == "numbered"]
+
+
 HANDWRITTEN = json.loads((STYLES / "handwritten.json").read_text("utf-8"))["pages"]
 
 
