@@ -306,6 +306,19 @@ def test_a_collapsed_answer_after_its_question_is_kept(markup):
     assert steps in text
 
 
+def test_a_div_that_expands_its_answer_heads_it_as_a_question():
+    html = ("<html><body><article><h1>FAQ</h1><div class='q' role='button' aria-expanded='false'>How do I turn on "
+            "dark theme?</div><div class='a' aria-hidden='true'><p>Open Settings.</p><p>Tap Display.</p></div>"
+            "<div class='card' aria-expanded='true'><p>Battery tips for everyone.</p><p>Charge it overnight.</p>"
+            "</div></article></body></html>")
+    page = clean_page(html, url="http://site.test/faq", qid="q")
+    tags = {s.text: s.tag for s in page.snippets}
+    assert tags["How do I turn on dark theme?"] in ("h5", "h4", "h3")  # a heading over its panel
+    assert tags["Battery tips for everyone."] == "p"  # a control that holds paragraphs is no question
+    blocks = [b for b in find_blocks(page.snippets) if b.kind == "imperative"]
+    assert blocks and blocks[0].heading == "How do I turn on dark theme?"
+
+
 @pytest.mark.parametrize("markup", [
     "<h3>Deals</h3><div style='display:none'><p>Buy cheap followers here.</p></div>",  # not named a panel
     "<button>Share</button><div class='share-menu' hidden><p>Buy cheap followers here.</p></div>",  # no disclosure
