@@ -373,7 +373,8 @@ def _open_disclosures(scope: lxml.html.HtmlElement) -> None:
         in_heading = any(a.tag in ("h1", "h2", "h3", "h4", "h5", "h6", "summary", "dt") for a in el.iterancestors())
         if el.tag == "button" or el.tag == "a":
             el.tag = "span" if in_heading else "h5"
-        elif not in_heading and not any(isinstance(c.tag, str) and c.tag in _BLOCK_TAGS for c in el.iterdescendants()):
+        elif el.tag == "div" and not in_heading and not any(
+                isinstance(c.tag, str) and c.tag in _BLOCK_TAGS for c in el.iterdescendants()):
             # <div role="button" aria-expanded> holding only its question: a heading over its panel
             el.tag = "h5"
         for attr in ("aria-expanded", "aria-controls", "href"):
