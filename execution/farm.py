@@ -44,7 +44,9 @@ def init_ray(config: "RunConfig") -> None:
         if config.execution.ray_address:
             ray.init(address=config.execution.ray_address, ignore_reinit_error=True)
         else:
-            ray.init(num_cpus=config.execution.ray_num_cpus, include_dashboard=False,
+            # "local" starts a Ray of our own: without it, ray.init joins whatever cluster another
+            # process on this machine started last, and then refuses num_cpus
+            ray.init(address="local", num_cpus=config.execution.ray_num_cpus, include_dashboard=False,
                      ignore_reinit_error=True, log_to_driver=False)
 
 
