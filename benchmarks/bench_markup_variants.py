@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="every third text only")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    texts = [t for t in load_texts() if t.steps and len(t.steps) == len(t.sentences)][::3 if args.quick else 1]
+    every = load_texts()
+    texts = [t for t in every if t.steps and len(t.steps) == len(t.sentences)][::3 if args.quick else 1]
     if not texts:
         print("skipped: no real-dev texts")
         return 0
@@ -152,8 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         results[variant] = {"whole_found": found, "texts": len(texts), "share": round(found / len(texts), 3),
                             "missed": [o.pid for o in outcomes if not o.strict]}
         print(f"{variant:<24} {found:>3}/{len(texts)}", flush=True)
-    labelled = [t for t in load_texts() if t.steps][::3 if args.quick else 1]
-    every = load_texts()
+    labelled = [t for t in every if t.steps][::3 if args.quick else 1]
     without: dict[str, dict] = {}
     for kind in ("listicle", "faq"):
         outcomes = [stage1.run(render_without_the_tip(t, every, kind)) for t in labelled]
