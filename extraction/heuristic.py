@@ -61,6 +61,11 @@ _QUERY_STOP = frozenset("""
 how to do i can you my the a an on in of for with from is it be set up android phone mobile
 device smartphone tablet way ways what where why when step steps guide tutorial please using use
 """.split())
+#: query words that any task's heading may hold ("turn", "or", "much"): a heading is matched on
+#: the others, unless the query names nothing else
+_GENERIC_QUERY = frozenset("""
+or and have has had much many which turn change check add make get enable disable switch off
+""".split())
 _ENGLISH = frozenset("""
 the to and of a in on your you is it that for with this then from be or at as by tap open go select
 turn settings app screen menu if not are will can page next option button
@@ -220,13 +225,16 @@ def _english_share(text: str) -> float:
 class ScoredBlock:
     """A candidate block and its scores (kept for explanations and tests)."""
 
-    def __init__(self, block: Block, similarity: float, overlap: float, howto: float, platform: Optional[str]):
+    def __init__(self, block: Block, similarity: float, overlap: float, howto: float, platform: Optional[str],
+                 heading_relevance: Optional[float] = None):
         self.block = block
         self.similarity = similarity
         self.overlap = overlap
         self.howto = howto
         self.platform = platform
         self.relevance = 0.6 * similarity + 0.4 * overlap
+        #: the same measure on the block's heading alone, when the heading names a task
+        self.heading_relevance = heading_relevance
 
     @property
     def rank_score(self) -> float:
@@ -270,7 +278,10 @@ class HeuristicExtractor(Extractor):
         sim_block = block_vecs @ q
         sim_heading = heading_vecs @ q
 
-        wanted = {stem(w) for w in _tokens(query.query) if w not in _QUERY_STOP}
+        told = [w for w in _tokens(query.query) if w not in _QUERY_STOP]
+        wanted = {stem(w) for w in told}
+        # what a heading must name to be this task's: "wifi calling", not "turn on"
+        distinctive = {stem(w) for w in told if w not in _GENERIC_QUERY} or wanted
         scored = []
         for b, sb, sh in zip(blocks, sim_block, sim_heading):
             context = b.heading + " " + b.lead
@@ -287,7 +298,13 @@ class HeuristicExtractor(Extractor):
                 context += " " + page.title
             seen = {stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
             overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
-            scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b)))
+            heading_relevance = None
+            if not generic and describes_task(b.heading):
+                named = {stem(w) for w in _tokens(b.heading)}
+                named_share = len(distinctive & named) / len(distinctive) if distinctive else 0.0
+                heading_relevance = 0.6 * max(float(sh), 0.0) + 0.4 * named_share
+            scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b),
+                                      heading_relevance))
         return scored
 
     # -- the Extractor interface --------------------------------------------------
@@ -315,6 +332,12 @@ class HeuristicExtractor(Extractor):
         scored = self.score_blocks(query, page, steplike + containers)
         howto_ok, containers_scored = scored[:len(steplike)], scored[len(steplike):]
         relevant = [s for s in howto_ok if s.relevance >= cfg.min_relevance]
+        # a page of several tips or questions, each under a heading naming its task: a tip
+        # answers the query only when its heading does (another task's steps may well name
+        # the query's words: text-to-speech steps name "Language")
+        tips = {s.block.heading for s in howto_ok if s.heading_relevance is not None}
+        if len(tips) >= 2:
+            relevant = [s for s in relevant if s.heading_relevance is None or s.heading_relevance >= cfg.min_relevance]
         if not relevant:
             best = max(howto_ok, key=lambda s: s.relevance)
             return ExtractorOutput(reason=f"no instructions relevant to the query (best block under "
