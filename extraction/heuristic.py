@@ -282,6 +282,13 @@ class HeuristicExtractor(Extractor):
         wanted = {stem(w) for w in told}
         # what a heading must name to be this task's: "wifi calling", not "turn on"
         distinctive = {stem(w) for w in told if w not in _GENERIC_QUERY} or wanted
+
+        def names(heading: str) -> float:
+            return len(distinctive & {stem(w) for w in _tokens(heading)}) / len(distinctive) if distinctive else 0.0
+
+        # a page whose title asks the query ("How to turn off notifications for one app") is
+        # about it: its sections ("Use the Settings app") are ways to the answer, not other tips
+        about_query = 0.6 * max(sim_title, 0.0) + 0.4 * names(page.title) >= self.config.min_relevance
         scored = []
         for b, sb, sh in zip(blocks, sim_block, sim_heading):
             context = b.heading + " " + b.lead
@@ -299,10 +306,8 @@ class HeuristicExtractor(Extractor):
             seen = {stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
             overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
             heading_relevance = None
-            if not generic and describes_task(b.heading):
-                named = {stem(w) for w in _tokens(b.heading)}
-                named_share = len(distinctive & named) / len(distinctive) if distinctive else 0.0
-                heading_relevance = 0.6 * max(float(sh), 0.0) + 0.4 * named_share
+            if not generic and not about_query and describes_task(b.heading):
+                heading_relevance = 0.6 * max(float(sh), 0.0) + 0.4 * names(b.heading)
             scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b),
                                       heading_relevance))
         return scored
@@ -336,8 +341,13 @@ class HeuristicExtractor(Extractor):
         # answers the query only when its heading does (another task's steps may well name
         # the query's words: text-to-speech steps name "Language")
         tips = {s.block.heading for s in howto_ok if s.heading_relevance is not None}
-        if len(tips) >= 2:
+        if len(tips) >= 2 and relevant:
             relevant = [s for s in relevant if s.heading_relevance is None or s.heading_relevance >= cfg.min_relevance]
+            if not relevant:
+                best = max(howto_ok, key=lambda s: s.heading_relevance or 0.0)
+                return ExtractorOutput(reason=f"a page of {len(tips)} tips, none titled for the query (best: "
+                                              f"{best.block.heading!r}, heading relevance "
+                                              f"{best.heading_relevance or 0.0:.2f} < {cfg.min_relevance})")
         if not relevant:
             best = max(howto_ok, key=lambda s: s.relevance)
             return ExtractorOutput(reason=f"no instructions relevant to the query (best block under "

@@ -300,3 +300,19 @@ def test_an_iphone_answer_is_taken_whole_not_from_its_neutral_middle(extractor):
     assert out.steps[0].startswith("Swipe down from the top-right corner")
     assert out.steps[-1] == "Tap the TV you want to use."
     assert out.stated_platform == "ios"
+
+
+_METHODS = """<html><head><title>{title}</title></head><body><article><h1>{title}</h1>
+<h2>Use the Settings app</h2><ol><li>Open Settings.</li><li>Tap Apps &amp; notifications.</li><li>Tap the app.</li>
+<li>Tap Notifications and turn off Show notifications.</li></ol>
+<h2>Long-press a notification</h2><ol><li>Swipe down from the top of the screen.</li>
+<li>Press and hold the app's notification.</li><li>Tap Turn off notifications.</li></ol></article></body></html>"""
+
+
+def test_sections_of_a_page_about_the_query_are_ways_to_it_not_other_tips(extractor):
+    """Sections titled "Use the Settings app" name none of the query's words. On a page titled for
+    the query they are its answer, not tips for other tasks to be judged by their headings."""
+    query = Query(qid="q", query="how to turn off notifications for one app on android")
+    about = clean_page(_METHODS.format(title="How to turn off notifications for one app").encode(), url="u", qid="q")
+    out = extractor.extract(query, about)
+    assert out.steps[0] == "Open Settings." and len(out.steps) == 4, out.reason
