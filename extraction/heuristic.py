@@ -23,6 +23,10 @@ For one cleaned page it
      when nothing else fits); the platform and the phone maker come from the
      query, its device, or else the run's configured device
      (``extract.device``): a Samsung block does not answer a Pixel question;
+   * on a page of tips or questions (two or more blocks under headings that
+     name a task, on a page not titled for the query), a tip is relevant
+     only when its heading is too: another task's steps may name the
+     query's words, its title does not;
 
 4. keeps the best block with ``relevance >= min_relevance`` and
    ``howto >= min_howto``, ranked by ``prior * relevance * (0.5 + 0.5 * howto)``
