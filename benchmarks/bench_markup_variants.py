@@ -120,7 +120,12 @@ def render_variant(text: Text, variant: str) -> RenderedPage:
 def render_without_the_tip(text: Text, texts: list[Text], kind: str) -> RenderedPage:
     """A listicle or an FAQ of four other tasks' labelled steps: nothing on it answers the query."""
     rng = random.Random(f"{text.pid}-{kind}-without")
-    tips = _others(text, texts, rng, 4)
+    return render_tips(text, _others(text, texts, rng, 4), kind, rng)
+
+
+def render_tips(text: Text, tips: list[Text], kind: str, rng: random.Random) -> RenderedPage:
+    """A listicle or an FAQ of ``tips`` (each text's labelled steps under its task's title), for
+    ``text``'s query."""
     if kind == "listicle":
         title = f"{len(tips)} Android settings tips everyone should know"
         body = "".join(f"<h2>{n}. {_e(_task_title(o.query))}</h2>{_paragraphs(o.steps, rng)}"
@@ -129,7 +134,7 @@ def render_without_the_tip(text: Text, texts: list[Text], kind: str) -> Rendered
         title = "Android settings: frequently asked questions"
         body = "".join(f"<div class='faq-item'><h3>{_question(o)}</h3><div class='faq-answer'>"
                        f"{_answer(o.steps, rng)}</div></div>" for o in tips)
-    return RenderedPage(text, f"{kind}_without_the_tip", _chrome(rng, title, f"<article><h1>{title}</h1>{body}</article>"))
+    return RenderedPage(text, f"{kind}_tips", _chrome(rng, title, f"<article><h1>{title}</h1>{body}</article>"))
 
 
 def main(argv: list[str] | None = None) -> int:

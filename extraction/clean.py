@@ -87,9 +87,6 @@ _CONTENT_CLASS = re.compile(r"^(?:answer|answers|accepted-answer|answercell|solu
 #: class or id words of a disclosure panel ("faq-answer", "accordion-body", "collapse")
 _PANEL_CLASS = re.compile(r"accordion|collaps|faq|answer|panel|toggle|expand|disclosure|reveal|spoiler|dropdown-content",
                           re.I)
-#: tags that hold blocks of their own: a control holding them is a panel, not a question
-_BLOCK_TAGS = frozenset({"div", "p", "ul", "ol", "li", "table", "section", "article", "dl", "form", "h1", "h2", "h3",
-                         "h4", "h5", "h6"})
 _INLINE_TAGS = frozenset({"span", "i", "b", "em", "strong", "small", "svg", "abbr", "sup", "sub", "kbd", "code"})
 _TARGET_ATTRS = ("aria-controls", "data-target", "data-bs-target", "data-toggle-target", "href")
 _WS = re.compile(r"\s+")
@@ -374,8 +371,9 @@ def _open_disclosures(scope: lxml.html.HtmlElement) -> None:
         if el.tag == "button" or el.tag == "a":
             el.tag = "span" if in_heading else "h5"
         elif el.tag == "div" and not in_heading and not any(
-                isinstance(c.tag, str) and c.tag in _BLOCK_TAGS for c in el.iterdescendants()):
-            # <div role="button" aria-expanded> holding only its question: a heading over its panel
+                isinstance(c.tag, str) and c.tag in BLOCK_TAGS for c in el.iterdescendants()):
+            # <div role="button" aria-expanded> holding only its question (no snippet of its own
+            # inside): a heading over its panel
             el.tag = "h5"
         for attr in ("aria-expanded", "aria-controls", "href"):
             el.attrib.pop(attr, None)

@@ -226,6 +226,11 @@ def _english_share(text: str) -> float:
     return sum(w in _ENGLISH for w in words) / len(words)
 
 
+def _relevance(similarity: float, share: float) -> float:
+    """A text's relevance to the query: its MiniLM similarity and the share of query words it names."""
+    return 0.6 * similarity + 0.4 * share
+
+
 class ScoredBlock:
     """A candidate block and its scores (kept for explanations and tests)."""
 
@@ -236,7 +241,7 @@ class ScoredBlock:
         self.overlap = overlap
         self.howto = howto
         self.platform = platform
-        self.relevance = 0.6 * similarity + 0.4 * overlap
+        self.relevance = _relevance(similarity, overlap)
         #: the same measure on the block's heading alone, when the heading names a task
         self.heading_relevance = heading_relevance
 
@@ -292,7 +297,7 @@ class HeuristicExtractor(Extractor):
 
         # a page whose title asks the query ("How to turn off notifications for one app") is
         # about it: its sections ("Use the Settings app") are ways to the answer, not other tips
-        about_query = 0.6 * max(sim_title, 0.0) + 0.4 * names(page.title) >= self.config.min_relevance
+        about_query = _relevance(max(sim_title, 0.0), names(page.title)) >= self.config.min_relevance
         scored = []
         for b, sb, sh in zip(blocks, sim_block, sim_heading):
             context = b.heading + " " + b.lead
@@ -311,7 +316,7 @@ class HeuristicExtractor(Extractor):
             overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
             heading_relevance = None
             if not generic and not about_query and describes_task(b.heading):
-                heading_relevance = 0.6 * max(float(sh), 0.0) + 0.4 * names(b.heading)
+                heading_relevance = _relevance(max(float(sh), 0.0), names(b.heading))
             scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b),
                                       heading_relevance))
         return scored

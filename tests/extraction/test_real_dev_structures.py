@@ -335,26 +335,20 @@ def test_a_forum_answer_is_read_without_the_thread_around_it(stage1):
     assert styles == {True, False}  # lines split by <br> and paragraphs or a list
 
 
-def _tips_page(text, tips) -> "RenderedPage":  # noqa: F821 - the bench's record, imported lazily
-    """A listicle of real texts' steps under their tasks' titles, for ``text``'s query."""
-    from benchmarks.real_dev_pages import RenderedPage, _task_title
-
-    body = "".join(f"<h2>{n}. {html.escape(_task_title(t.query))}</h2>"
-                   + "".join(f"<p>{html.escape(s)}</p>" for s in t.steps) for n, t in enumerate(tips, 1))
-    return RenderedPage(text, "listicle", "<html><body><article><h1>5 Android settings tips everyone should "
-                                          f"know</h1>{body}</article></body></html>")
-
-
 def test_a_tip_whose_steps_name_the_querys_words_does_not_answer_it(stage1):
     """Text-to-speech steps go through "Language & input": they name the language query's word,
     yet under their own title they answer another task. With the query's tip on the page, its
     steps are the answer."""
+    import random
+
+    from benchmarks.bench_markup_variants import render_tips
+
     by_pid = {t.pid: t for t in TEXTS}
     language = by_pid["dC03-t01"]
     others = [by_pid[p] for p in ("dC05-t02", "dA07-t01", "dB02-t01", "dC08-t01")]
-    out = stage1.run(_tips_page(language, others))
+    out = stage1.run(render_tips(language, others, "listicle", random.Random(0)))
     assert out.steps == [], out.reason
-    out = stage1.run(_tips_page(language, others[:2] + [language] + others[2:]))
+    out = stage1.run(render_tips(language, others[:2] + [language] + others[2:], "listicle", random.Random(0)))
     assert out.strict, (out.recall, out.precision, out.steps)
 
 
