@@ -25,7 +25,8 @@ A block is a run of snippets that could be the page's steps:
     paragraph made of two or more such sentences.
 
 Each block carries the heading text it sits under (the nearest heading or
-"label:" line before it), which the scorer compares with the query. This
+"label:" line before it; for a block that starts with a heading, the nearest
+higher one), which the scorer compares with the query. This
 module only looks at text and XPaths; scoring lives in ``heuristic.py``.
 """
 
@@ -52,7 +53,9 @@ understand see list spend develop learn gather peel prepare plant wrap place cut
 serve avoid skip host decorate personalize personalise let give get bring write read run build apply ask put
 fill pour mix water grow know consider remember prune feed cover separate pin fold sew iron wash rinse
 scale opt forgo trim limit reduce buy shop invite cook bake rent borrow split hire hang print play stick leave throw
-verify ensure charge repeat
+verify ensure charge repeat quit relaunch take review send view complete double-click right-click browse accept
+disconnect scan point say position sync call dial join record begin upload configure draw transfer perform
+proceed compose input erase tell rotate share highlight shake request squeeze
 """.split())
 
 #: nouns of a phone's UI; a step that names one reads like an instruction
@@ -165,6 +168,8 @@ def is_imperative(text: str) -> bool:
     word = _first_word(text)
     if word in IMPERATIVE_VERBS:
         return True
+    if word == "back":  # "Back up your contacts" (not "Back to top")
+        return bool(re.search(r"\bback[ -]up\b", text[:60], re.I))
     if word in _GESTURE_MODIFIERS:  # "Long press the wallpaper", "Double tap the screen"
         rest = re.search(rf"\b{word}\s+([A-Za-z]+)", text, re.I)
         return bool(rest) and rest.group(1).lower() in IMPERATIVE_VERBS
@@ -198,15 +203,17 @@ def heading_context(snippets: Sequence[Snippet]) -> list[list[str]]:
     out: list[list[str]] = []
     stack: list[tuple[float, str]] = []  # (level, text)
     for s in snippets:
-        out.append([t for _, t in stack])
         level: Optional[float] = _HEADINGS.get(s.tag)
         if s.tag == "summary":  # a disclosure's question heads its answer, inside the page's sections
             level = 6.5
         elif level is None and _is_label(s):
             level = 7
         if level is not None:
+            # a heading sits under the higher ones only: the step title before it is a sibling
             while stack and stack[-1][0] >= level:
                 stack.pop()
+        out.append([t for _, t in stack])
+        if level is not None:
             stack.append((level, s.text.rstrip(":")))
     return out
 

@@ -268,10 +268,12 @@ def _lexical_matches(step: list[str], page: _PageIndex, region: Sequence[int], n
         contain = rouge_l(content, page.content[j])[0]
         # a step made of a heading and its body ("Step 3: Switch it off" + "Flip the
         # switch") spans several snippets: read the next ones with this one
-        # (only from the snippet that starts the step: all its words are in the step)
+        # (only from the snippet that starts the step: its words open the step, so "Tap
+        # Ringtone" is no heading of "Tap the desired ringtone ..." on the list item before it)
+        head = page.heads[j]
         if (f1 <= cfg.rouge_threshold and contain < cfg.containment_threshold
-                and len(step) > len(page.heads[j]) + 1 and page.heads[j]
-                and rouge_l(page.heads[j], step)[0] >= 0.8):
+                and len(step) > len(head) + 1 and head
+                and rouge_l(head, step[:len(head)])[0] >= 0.8):
             for k in range(1, _MAX_MERGE + 1):
                 if j + k >= len(page.tokens):
                     break

@@ -129,7 +129,7 @@ def _howto(step: str) -> float:
 
 #: headings that only announce "the steps follow": the page title says what they are about
 _GENERIC_HEADING = re.compile(
-    r"^\W*(?:\d+\s+)?(?:steps?|instructions?|directions|procedure|method|how to(?: do it)?|here'?s how|"
+    r"^\W*(?:\d+\s+)?(?:steps?(?:\s+\d+)?|instructions?|directions|procedure|method|how to(?: do it)?|here'?s how|"
     r"solution|answers?|accepted answer|best answer|reply|replies|try this|what to do|the fix|fix|do this|"
     r"follow these steps|quick answer|short answer|in short|tl;?dr|guide|tutorial|"
     r"what you(?:'ll| will)? need|you(?:'ll| will) need|materials|supplies|tools|ingredients|things you(?:'ll)? need)\W*$",
@@ -151,10 +151,10 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
     if block.howto_hint is not None:
         return block.howto_hint
     per_sentence = float(np.mean([_howto(s) for s in block.steps]))
-    if block.kind in ("imperative", "prose") or (block.kind == "list" and _sentence_items(block.steps)):
+    if block.kind in ("imperative", "prose") or (block.kind in ("list", "table") and _sentence_items(block.steps)):
         # prose tells a step as an instruction and a sentence or two about it ("Open Settings.
-        # You'll find it in the app drawer."): read it a step at a time; so does a list that
-        # holds such prose one sentence per item (a crawl, or an editor's one-line bullets)
+        # You'll find it in the app drawer."): read it a step at a time; so does a list or table
+        # that holds such prose one sentence per item or row (a crawl, an editor's one-line bullets)
         return max(per_sentence, _told_steps_howto(block.steps))
     return per_sentence
 
@@ -184,9 +184,25 @@ def _told_steps_howto(sentences: list[str]) -> float:
     return float(np.mean(scores)) if scores else 0.0
 
 
+def _without_echoes(words: list[str], longest: int = 8) -> list[str]:
+    """Words with a phrase repeated right after itself kept once: a crawled image caption
+    ("Google Maps Restaurant Recommendations" three times over) says it once."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for n in range(min(longest, len(out)), 1, -1):
+            if words[i:i + n] == out[-n:]:
+                i += n
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
 def _looks_stuffed(page: CleanedPage) -> Optional[str]:
     """A reason when one phrase dominates the page (SEO keyword stuffing)."""
-    words = [w for s in page.snippets for w in _tokens(s.text)]
+    words = [w for s in page.snippets for w in _without_echoes(_tokens(s.text))]
     if len(words) < 60:
         return None
     bigrams = Counter(zip(words, words[1:]))

@@ -118,6 +118,20 @@ def test_a_missed_middle_step_is_recovered_from_the_same_list(help_page, encoder
     assert [s.text for s in capped.steps] == steps
 
 
+def test_a_short_item_is_not_the_heading_of_the_longer_step_after_it(encoder):
+    # real-text (a Samsung help page): "Tap Ringtone" names words of the next step, but that
+    # step does not start with them, so it is not "Tap Ringtone" read together with its body;
+    # grounding it there left the next item unmatched and brought it back as a second copy
+    items = ["From any Home screen, tap Contacts .", "Tap the desired contact.", "Tap the Edit icon (pencil).",
+             "Tap Ringtone .", "Tap the desired ringtone to assign it to the contact and then tap OK .", "Tap Save ."]
+    html = "<html><body><h1>Set a contact's ringtone</h1><ol>" + "".join(f"<li>{t}</li>" for t in items)
+    page = clean_page((html + "</ol></body></html>").encode(), url="u", qid="q")
+    result = ground_steps(items, page, encoder)
+    assert [s.text for s in result.steps] == items
+    assert [s.xpath for s in result.steps] == [f"/html/body/ol/li[{n}]" for n in range(1, 7)]
+    assert all(s.origin == "extracted" for s in result.steps)
+
+
 def test_breadcrumb_parts_ground_to_one_sentence(encoder):
     page = clean_page((PAGES / "breadcrumb_only_dark_theme.html").read_bytes(), url="u", qid="q")
     result = ground_steps(["Go to Settings", "Tap Display", "Tap Dark theme"], page, encoder)

@@ -170,6 +170,20 @@ def test_strip_marker_and_imperative():
     assert not is_imperative("How To Turn On Dark Mode On iPhone")
 
 
+def test_verbs_of_real_instructions_start_them():
+    """First words of real-text instructions that the verb list lacked (a page of such steps
+    as headings was read as one step's body)."""
+    for text in ["Upload the video to Google Drive.", "Request an Uber .", "Take a screenshot of the backup codes.",
+                 "Review the warning prompt and accept the change.", "Scan the Nest Tag s QR code .",
+                 "Send the invite.", "Quit the Photos app (do not just close it).",
+                 "To open Edge Launcher , squeeze the lower sides of your phone.",
+                 "On your Android device, back up your contacts to Google.", "Back up your old phone's information.",
+                 "Right-click on the desktop and select Personalize ."]:
+        assert is_imperative(text), text
+    for text in ["Back to top", "Reply", "Viewing history", "Sharing is caring."]:
+        assert not is_imperative(text), text
+
+
 def test_breadcrumb_in_a_sentence_is_split_into_steps():
     blocks = find_blocks(_snips(("/html/body/p", "To switch, go to Settings > Display > Dark theme and turn it on.")))
     assert [(b.kind, b.steps) for b in blocks] == [("breadcrumb", ["Go to Settings", "Tap Display", "Tap Dark theme", "Turn it on."])]
@@ -316,3 +330,81 @@ def test_sections_of_a_page_about_the_query_are_ways_to_it_not_other_tips(extrac
     about = clean_page(_METHODS.format(title="How to turn off notifications for one app").encode(), url="u", qid="q")
     out = extractor.extract(query, about)
     assert out.steps[0] == "Open Settings." and len(out.steps) == 4, out.reason
+
+
+_AFTER_A_TIP = """<html><body><article><h1>{title}</h1>
+<h2>How to back up your phone first</h2><p>A backup on Google One keeps your photos safe.</p>
+<h2>Open the Settings app.</h2><p>It is on the home screen.</p>
+<h2>Tap System.</h2><h2>Tap Reset options.</h2>
+<h2>Tap Reset Wi-Fi, mobile &amp; Bluetooth.</h2><p>Then tap Reset settings to confirm.</p>
+</article></body></html>"""
+
+
+def test_a_run_of_step_headings_sits_under_the_title_not_the_heading_before_it(extractor):
+    """A heading's section is given by the higher headings: the same-level one before it is a
+    sibling. Read as the run's heading, a tip of its own ("How to back up your phone first") made the
+    page's steps look like another task's."""
+    query = Query(qid="q", query="how to reset network settings on android")
+    page = clean_page(_AFTER_A_TIP.format(title="How to reset network settings on Android").encode(), url="u", qid="q")
+    headings = next(b for b in find_blocks(page.snippets) if b.kind == "headings")
+    assert headings.heading == "How to reset network settings on Android"
+    out = extractor.extract(query, page)
+    assert out.steps[0].startswith("Open the Settings app.") and len(out.steps) == 4, out.reason
+    assert "Reset Wi-Fi, mobile & Bluetooth" in out.steps[-1]
+    # the agent is not told the steps are a section "How to back up your phone first"
+    assert "How to back up your phone first" not in out.context, out.context
+
+
+def test_step_number_headings_leave_the_title_to_say_what_the_steps_are_about(extractor):
+    """"Step 1" names no task. Steps that never name the query's words (real-text: a Lync help
+    page's "View scheduled meetings", "Join a meeting") were judged under "Step 1" alone and
+    dropped as irrelevant; they are the page's answer, under its title."""
+    bodies = [["1 View scheduled meetings."],
+              ["Tap the calendar icon on the header menu to access your scheduled meetings.",
+               "The list of upcoming meetings will be displayed."],
+              ["Join a meeting.", "When the time comes for the meeting, tap on the meeting from the list."],
+              ["Tap on the Join button on the middle of the screen."],
+              ["Leave the meeting.", "When you need to leave the meeting, tap the red phone icon to hang up."]]
+    steps = "".join(f"<h3>Step {n}</h3>" + "".join(f"<p>{p}</p>" for p in body) for n, body in enumerate(bodies, 1))
+    html = f"<html><body><article><h1>How to use Lync on an Android</h1><div>{steps}</div></article></body></html>"
+    out = extractor.extract(Query(qid="q", query="how to use lync on an android"),
+                            clean_page(html.encode(), url="u", qid="q"))
+    assert len(out.steps) == 5 and out.steps[0] == "View scheduled meetings.", out.reason
+    assert out.steps[-1].startswith("Leave the meeting.")
+    assert "Step 1" not in out.context
+
+
+def test_a_caption_crawled_three_times_into_a_step_is_no_keyword_stuffing(extractor):
+    """Real-text (Android Central): an image caption repeats back to back inside the steps. Said
+    once, it is one mention of "Google Maps" among the page's; the SEO spam page is still caught
+    (``test_reasons_name_the_cause``)."""
+    caption = "Google Maps Restaurant Recommendations"
+    items = ["Open the Google Maps app on your phone.", "Tap Restaurants to see all restaurants near you.",
+             "Tap on a location you're interested in.",
+             f"{caption} {caption} {caption} Source: Joe Maring / Android Central Tap Your match .",
+             f"{caption} {caption} Source: Joe Maring / Android Central"]
+    html = ("<html><body><article><h1>How to get restaurant recommendations in Google Maps</h1>"
+            "<p>Google Maps can suggest places to eat near you.</p><ol>"
+            + "".join(f"<li>{t}</li>" for t in items) + "</ol></article></body></html>")
+    out = extractor.extract(Query(qid="q", query="how to get restaurant recommendations in google maps"),
+                            clean_page(html.encode(), url="u", qid="q"))
+    assert out.steps[:3] == items[:3], out.reason
+
+
+def test_a_table_of_sentences_is_read_a_step_at_a_time(extractor):
+    """A table with one sentence per row (real-text: wikiHow's BackCountry Navigator steps, each
+    instruction followed by what it shows) is told like prose, as a list of sentences is."""
+    rows = ["Tap the file icon on the upper right.", "This takes you to the Trip Database.",
+            "Select the first row.", 'It usually says something like "default has [79] waypoints and [14] tracks".',
+            'Select "Tracks".', "Tap the track you want to export.", "Tap the three vertical dots on the upper right.",
+            'Select "Export" from the menu.', "Rename the track for export, if you want.", 'Tap the "Export" button.',
+            "When complete, the app will tell you where the file is stored.",
+            'Tap "Share File" to send it somewhere else.']
+    rows[4:] = [f"Image titled Screenshot_2017 04 03 12 2{n} 51 1 {n + 3} {t}" for n, t in enumerate(rows[4:10])] + rows[10:]
+    table = "".join(f"<tr><td>{n}</td><td>{t}</td></tr>" for n, t in enumerate(rows, 1))
+    html = ("<html><body><article><h1>How to export a GPX track on BackCountry Navigator PRO</h1>"
+            f"<table><tr><th>Step</th><th>What to do</th></tr>{table}</table></article></body></html>")
+    out = extractor.extract(Query(qid="q", query="how to export a gpx track on backcountry navigator pro"),
+                            clean_page(html.encode(), url="u", qid="q"))
+    assert out.steps and out.steps[0] == rows[0], out.reason
+    assert out.reason.startswith("table block"), out.reason
