@@ -41,7 +41,9 @@ from verirank_core.extraction_records import Snippet
 __all__ = ["Block", "find_blocks", "is_imperative", "strip_marker", "describes_task", "IMPERATIVE_VERBS",
            "UI_WORDS", "heading_context"]
 
-#: verbs that start an instruction ("Tap Display", "Turn on Wi-Fi")
+#: verbs that start an instruction ("Tap Display", "Turn on Wi-Fi"); not the verbs of a page's
+#: calls to action ("Share it with a friend", "Tell us", "Join our newsletter", "View more") or of
+#: voice commands ("Say "Hey Google""), which no tap follows
 IMPERATIVE_VERBS = frozenset("""
 tap double-tap long-press click open go select turn toggle scroll enter press choose swipe touch hold
 type find navigate head launch pick switch enable disable set check uncheck add remove delete clear
@@ -53,9 +55,9 @@ understand see list spend develop learn gather peel prepare plant wrap place cut
 serve avoid skip host decorate personalize personalise let give get bring write read run build apply ask put
 fill pour mix water grow know consider remember prune feed cover separate pin fold sew iron wash rinse
 scale opt forgo trim limit reduce buy shop invite cook bake rent borrow split hire hang print play stick leave throw
-verify ensure charge repeat quit relaunch take review send view complete double-click right-click browse accept
-disconnect scan point say position sync call dial join record begin upload configure draw transfer perform
-proceed compose input erase tell rotate share highlight shake request squeeze
+verify ensure charge repeat quit relaunch take complete double-click right-click browse accept disconnect scan
+point position sync dial record begin upload configure draw transfer perform proceed compose input erase rotate
+highlight shake squeeze
 """.split())
 
 #: nouns of a phone's UI; a step that names one reads like an instruction
