@@ -152,6 +152,9 @@ def _missed(outcomes: list[Outcome], limit: int = 40) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="every third text only")
+    parser.add_argument("--dev", type=Path, default=REAL_DEV,
+                        help="a folder of labelled texts in real-dev's format (default ../shared/real-dev; "
+                             "datasets/real-dev2 is the second set)")
     parser.add_argument("--structures", nargs="*", default=list(STRUCTURES), choices=STRUCTURES)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--dump", type=Path, help="also write every page's outcome (steps, scores) as JSON lines")
@@ -160,9 +163,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="draw the pages' furniture and layout choices anew (0, the default, is the reported "
                              "draw; another seed checks the figures do not hang on one draw)")
     args = parser.parse_args(argv)
-    texts = load_texts()
+    texts = load_texts(args.dev)
     if not texts:
-        print(f"skipped: no texts under {REAL_DEV}")
+        print(f"skipped: no texts under {args.dev}")
         return 0
     chosen = {t.pid for t in (texts[::3] if args.quick else texts)} & set(args.pids or [t.pid for t in texts])
     pages = [p for p in render_all(texts, tuple(args.structures), seed=args.seed) if p.text.pid in chosen]
