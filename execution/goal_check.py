@@ -112,13 +112,15 @@ Similar = Callable[[str, list[Control]], Optional[Control]]
 
 
 def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], final: Optional[Screen],
-               similar: Optional[Similar] = None, app: Optional[str] = None) -> GoalCheck:
+               similar: Optional[Similar] = None, app: Optional[str] = None,
+               instructions: Optional[Sequence[str]] = None) -> GoalCheck:
     """The goal's control on the recorded screens and whether the page's steps reached it (module docstring).
 
     ``similar`` (a sentence-embedding match) is asked only when no label is made of the
     question's words ("Dark theme" for "dark mode"); home-screen categories are left out.
     ``app``: the app the episode is about; its first recorded screen is its home screen
-    (the episode may start on the phone's launcher).
+    (the episode may start on the phone's launcher). ``instructions``: the page's steps; a switch
+    already in the asked state counts only when one of them names it.
     """
     seq = [*screens, *([final] if final is not None else [])]
     if not seq:
@@ -209,6 +211,12 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
         seen_i = first_i if met_before else next(
             (i for i, c in shown if c.checked == want), len(seq) - 1)
         k = _arrival(steps, seen_i)
+        if k is not None and met_before and instructions is not None \
+                and not _names_goal(goal, last.label, instructions):
+            # steps that only pass the screen of a switch the phone happened to have so ("Tap
+            # Accounts", then an account's own sync items) do not tell the reader to set it
+            return GoalCheck(last.label, False, None, met_before,
+                             f"{last.label!r} was already {goal.want}, and no step of the page names it")
         if k is not None:
             already = "was already" if met_before else "is"
             return GoalCheck(last.label, True, steps[k].step_index, met_before,
@@ -300,6 +308,20 @@ def _state_at_end(seq: list[Screen], shown: list[tuple[int, Control]], labels: s
             return Control(id=last.id, label=last.label, role=last.role, bounds=last.bounds,
                            resource_id=last.resource_id, actions=last.actions, checked=True)
     return last
+
+
+def _names_goal(goal: Goal, label: str, instructions: Sequence[str]) -> bool:
+    """Does a step of the page name the goal's switch ("Select or clear the Auto-sync data check box")?"""
+    from execution.predict.steps import parse_step
+
+    for text in instructions:
+        for intent in parse_step(text):
+            for name in (intent.target, intent.value):
+                # the name says the goal, in its own words or with more ("the Auto-sync data check box")
+                if name and (fit(goal, name) > 0 or lexical_score(name, label) >= 0.9
+                             or bool(goal.words) and goal.words <= set(words_of(name))):
+                    return True
+    return False
 
 
 def _arrival(steps: Sequence[StepRecord], i: int) -> Optional[int]:

@@ -159,7 +159,8 @@ class HeuristicJudge(Judge):
                 ranked = matcher.rank(phrase, pool)
                 return ranked[0].control if ranked and ranked[0].score >= self.match_threshold else None
 
-            check = check_goal(goal, traj.steps, screens, final, similar if self.use_embeddings else None, traj.app)
+            check = check_goal(goal, traj.steps, screens, final, similar if self.use_embeddings else None, traj.app,
+                               traj.instructions)
             terminal, why = check.reached, check.why
             if check.reached and check.step is not None:
                 # the steps after the goal was reached are not needed for it (the reader has what

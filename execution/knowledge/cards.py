@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from execution.predict.match import lexical_score, normalise
+from execution.predict.match import GENERIC_ONE_WORD, lexical_score, normalise
 from verirank_core.device import Device
 from verirank_core.execution_records import Trajectory
 from verirank_core.resources import KNOWLEDGE_DIR
@@ -108,6 +108,10 @@ class KnowledgeBase:
         uniq: dict[tuple[str, str], Card] = {}
         for c in cards:
             key = (normalise(c.phrase), normalise(c.title))
+            # "Do not disturb" is "Settings" in Gaming mode: a generic title names no item a
+            # reader could look for (and "Settings" is every Settings screen's own title)
+            if key[1] in GENERIC_ONE_WORD:
+                continue
             if key[0] and key[1] and key[0] != key[1] and key not in uniq:
                 uniq[key] = c
         self.cards = list(uniq.values())

@@ -15,6 +15,8 @@ __all__ = ["KNOWN_APPS", "control_action", "main_scrollable", "swipe_action", "i
 #: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
 KNOWN_APPS = {
     "settings": "com.android.settings",
+    # LG's name for it in the Menu key's list ("From any Home screen, tap the Menu key. Tap System settings.")
+    "system settings": "com.android.settings",
     "chrome": "com.android.chrome",
     "google chrome": "com.android.chrome",
     "maps": "com.google.android.apps.maps",

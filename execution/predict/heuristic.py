@@ -306,6 +306,10 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
                             done=True, control_id=m.control.id)
             if intent.target and ui.title and lexical_score(intent.target, ui.title) >= 0.9:
                 return Satisfied(f"already on the {ui.title!r} screen")
+            if intent.target and self._in_app(intent.target, ui) and not any(not h.noop for h in ctx.history):
+                # "Tap System settings" (the app by another of its names) before anything was done:
+                # the episode opened that app already
+                return Satisfied(f"already in {intent.target!r}, the app the episode opened")
             return None
         if kind == "toggle":
             return self._toggle(intent, ctx, st, matcher)
