@@ -413,3 +413,30 @@ def test_a_table_of_sentences_is_read_a_step_at_a_time(extractor):
                             clean_page(html.encode(), url="u", qid="q"))
     assert out.steps and out.steps[0] == rows[0], out.reason
     assert out.reason.startswith("table block"), out.reason
+
+
+def _ol_page(title: str, sentences: list[str]) -> CleanedPage:
+    items = "".join(f"<li>{s}</li>" for s in sentences)
+    return clean_page(f"<html><body><article><h1>{title}</h1><ol>{items}</ol></article></body></html>".encode(),
+                      url="u", qid="q")
+
+
+def test_the_answer_that_ends_another_tasks_steps_starts_where_it_goes_to_settings(extractor):
+    """Real text (Lifewire, iOS beta sign-up; datasets/real-dev2 hB01-t02): the one step that
+    answers "check for software updates" closes another task's steps. The agent would stop at
+    the first of those ("Open Safari ..."), so the steps start where the answer goes to Settings."""
+    other = ["Open Safari and visit the Apple Beta Software Program web page.", "Select Sign up .",
+             "Log in with your Apple ID .", "Go to the Enroll Your Devices page.",
+             "Go to Settings > Profile Downloaded , tap Install , then select Install two more times.",
+             "When prompted to reboot your iPhone or iPad, choose Restart ."]
+    answer = "Go to Settings > General > Software Update , then tap Download and Install ."
+    query = Query(qid="q", query="how to check for software updates on android")
+    out = extractor.extract(query, _ol_page("How to check for software updates", other + [answer]))
+    assert out.steps == [answer] and "left out 6 step(s) of another task" in out.reason
+    # steps that open Settings first are the answer's own way in: all of them stay
+    opening = ["Swipe down from the top of the screen.", "Tap the gear icon to open Settings.",
+               "Scroll to the bottom of the list.", "In Settings, tap System > Software update ."]
+    assert extractor.extract(query, _ol_page("How to check for software updates", opening)).steps == opening
+    # an answer that does not go to Settings is not cut from the steps before it
+    steps = ["Plug in your phone.", "Wait until it is charged.", "Tap Software update in the notification."]
+    assert extractor.extract(query, _ol_page("How to check for software updates", steps)).steps == steps
