@@ -5,7 +5,8 @@
 The rules of stage 1 were tuned on ``../shared/real-dev/``. This set (89 texts for 12 other
 tasks, labelled the same way; its README) was labelled after that and measured before any
 change made for it, so its first figures said how far the tuning carries to texts and tasks it
-had not seen (one rule has been made from it since; the README says which). Same figures as ``bench_steps_real``; writes benchmarks/results/steps_real_dev2.json.
+had not seen (one rule has been made from it since; the README says which). Same figures as
+``bench_steps_real``; writes benchmarks/results/steps_real_dev2.json.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from typing import Callable, Optional, Sequence
 from execution.distill import Control
 from execution.goal import Goal, fit, names_head, words_of
 from execution.predict.match import lexical_score, normalise
+from execution.predict.steps import parse_step
 from verirank_core.execution_records import DeviationKind, StepRecord
 
 __all__ = ["GoalCheck", "check_goal", "Screen"]
@@ -312,8 +313,6 @@ def _state_at_end(seq: list[Screen], shown: list[tuple[int, Control]], labels: s
 
 def _names_goal(goal: Goal, label: str, instructions: Sequence[str]) -> bool:
     """Does a step of the page name the goal's switch ("Select or clear the Auto-sync data check box")?"""
-    from execution.predict.steps import parse_step
-
     for text in instructions:
         for intent in parse_step(text):
             for name in (intent.target, intent.value):

@@ -237,7 +237,7 @@ _THROUGH_SETTINGS = re.compile(r"\bsettings?\s*(?:>|→|»|›)", re.IGNORECASE)
 #: "Go to Settings > General"), not to a screen named "... settings" ("Other call settings")
 _GOES_TO_SETTINGS = re.compile(
     r"\b(?:go(?: back)? to|go into|open|opening|access|return to|head (?:back )?to|head into|launch|navigate to)"
-    r"\s+(?:the\s+|your\s+)?(?:\w+'?s\s+|iphone\s+|android\s+)?settings\b|\bsettings\s*(?:>|→|»|›)",
+    r"\s+(?:the\s+|your\s+)?(?:\w+'?s\s+|iphone\s+|android\s+)?settings\b|" + _THROUGH_SETTINGS.pattern,
     re.IGNORECASE)
 
 

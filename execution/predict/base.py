@@ -58,6 +58,11 @@ class PredictContext:
     _screenshot: Optional[bytes] = None
 
     @property
+    def nothing_done(self) -> bool:
+        """No action has reached the device yet (only steps already satisfied)."""
+        return not any(not h.noop for h in self.history)
+
+    @property
     def screenshot(self) -> Optional[bytes]:
         """The current screen as PNG, taken on first access (heuristics never pay for it)."""
         if self._screenshot is None and self._screenshot_fn is not None:

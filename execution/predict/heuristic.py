@@ -306,7 +306,7 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
                             done=True, control_id=m.control.id)
             if intent.target and ui.title and lexical_score(intent.target, ui.title) >= 0.9:
                 return Satisfied(f"already on the {ui.title!r} screen")
-            if intent.target and self._in_app(intent.target, ui) and not any(not h.noop for h in ctx.history):
+            if intent.target and self._in_app(intent.target, ui) and ctx.nothing_done:
                 # "Tap System settings" (the app by another of its names) before anything was done:
                 # the episode opened that app already
                 return Satisfied(f"already in {intent.target!r}, the app the episode opened")
@@ -350,7 +350,7 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
         if ui.title and lexical_score(target, ui.title) >= 0.9:
             return Satisfied(f"already on the {ui.title!r} screen")
         pkg = KNOWN_APPS.get(re.sub(r"\b(app|application)\b", "", normalise(target)).strip())
-        if ctx.app and ctx.step_index == 0 and not any(not h.noop for h in ctx.history) and self._names_app(target, ctx):
+        if ctx.app and ctx.step_index == 0 and ctx.nothing_done and self._names_app(target, ctx):
             # the episode launched the page's app; "Open the main Settings" is the first thing pages say
             # (never another app: "open Datally", "open the Google Maps app")
             return Satisfied(f"the episode started in {ctx.app}; taking {target!r} as that app")

@@ -78,7 +78,7 @@ class SystemUI:
         rooted = names or (intent.place == "app" and self._names_app_itself("Settings", ctx))
         last = ctx.history[-1] if ctx.history else None
         if not rooted or not ctx.app or ui.package != ctx.app or in_shade(ui) or st.home_title is None \
-                or not any(not h.noop for h in ctx.history) or ui.title == st.home_title \
+                or ctx.nothing_done or ui.title == st.home_title \
                 or st.item.home_backs >= self._HOME_BACKS or (st.item.home_backs and not last.changed):
             # there already, nothing done yet (the page's first "Open Settings"), or Back does not
             # lead there: the item is followed from this screen
