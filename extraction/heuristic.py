@@ -35,7 +35,10 @@ For one cleaned page it
    bigger, about as relevant candidate gives way to it; the reason records
    the block, what was set aside and how many candidates there were;
    otherwise answers "no steps" with the reason (nothing step-like, nothing
-   relevant, wrong platform, language...).
+   relevant, wrong platform, language...);
+5. tidies the kept block's steps (``tidy.py``: another device's part, outcomes,
+   trailing notes) and, when the block tells another task too, keeps the part
+   that answers the query (``answer_part.py``).
 
 One batch of embeddings per page (query, blocks, headings); the encoder's
 cache makes repeated headings free.
@@ -50,6 +53,7 @@ from typing import Optional
 
 import numpy as np
 
+from extraction.answer_part import answer_part
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
@@ -230,40 +234,12 @@ def _dedupe(steps: list[str]) -> list[str]:
     return out
 
 
-#: a way into the Settings app ("Open Settings", "tap the gear icon"); "Settings > X" goes through it
-_INTO_SETTINGS = re.compile(r"\b(?:settings?|gear|cog)\b", re.IGNORECASE)
-_THROUGH_SETTINGS = re.compile(r"\bsettings?\s*(?:>|→|»|›)", re.IGNORECASE)
-#: a step that sends the reader to the Settings app itself ("go back to the Settings menu and ...",
-#: "Go to Settings > General"), not to a screen named "... settings" ("Other call settings")
-_GOES_TO_SETTINGS = re.compile(
-    r"\b(?:go(?: back)? to|go into|open|opening|access|return to|head (?:back )?to|head into|launch|navigate to)"
-    r"\s+(?:the\s+|your\s+)?(?:\w+'?s\s+|iphone\s+|android\s+)?settings\b|" + _THROUGH_SETTINGS.pattern,
-    re.IGNORECASE)
-
-
 def _query_words(query: str) -> tuple[set[str], set[str]]:
     """The query's content words (stems), and those a task's own text must name ("wifi calling",
     not "turn on")."""
     told = [w for w in _tokens(query) if w not in _QUERY_STOP]
     wanted = {stem(w) for w in told}
     return wanted, {stem(w) for w in told if w not in _GENERIC_QUERY} or wanted
-
-
-def _answer_restart(steps: list[str], distinctive: set[str]) -> int:
-    """Where the answer starts in steps that end another task: at the first step naming the
-    query's task (as fully as any step does), when that step goes to Settings after two or more
-    steps that name neither the task nor a way into Settings (a beta sign-up, then "go to
-    Settings > General > Software Update"). 0: the steps are the answer from their start."""
-    named = [len(distinctive & {stem(w) for w in _tokens(t)}) for t in steps]
-    if not named or not max(named):
-        return 0
-    first = named.index(max(named))
-    if first < 2 or not _GOES_TO_SETTINGS.search(steps[first]):
-        return 0
-    for t, n in zip(steps[:first], named):
-        if _INTO_SETTINGS.search(t) and (n or not _THROUGH_SETTINGS.search(t)):
-            return 0  # it opens Settings, or goes through it toward the task: the answer's way in
-    return first
 
 
 def _size(block: Block) -> int:
@@ -461,10 +437,13 @@ class HeuristicExtractor(Extractor):
         if elsewhere:
             notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
         steps, dropped = tidy_steps(_dedupe(own))
-        start = _answer_restart(steps, _query_words(query.query)[1])
+        start, end = answer_part(steps, _query_words(query.query)[1])
         if start:
             notes.append(f"left out {start} step(s) of another task before the answer ({steps[0][:40]!r} ...)")
-            steps = steps[start:]
+        if end < len(steps):
+            notes.append(f"left out {len(steps) - end} step(s) of another task after the answer "
+                         f"({steps[end][:40]!r} ...)")
+        steps = steps[start:end]
         steps = steps[: cfg.max_steps]
         heading = best.block.heading
         section = [heading] if heading and not _GENERIC_HEADING.match(heading) and heading != page.title else []

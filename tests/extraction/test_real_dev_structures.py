@@ -363,3 +363,16 @@ def test_few_pages_of_other_tasks_tips_give_steps(stage1):
     outcomes = [stage1.run(render_without_the_tip(t, TEXTS, kind)) for t in sample for kind in ("listicle", "faq")]
     false = [o.pid for o in outcomes if o.steps]
     assert len(outcomes) == 60 and len(false) <= 12, false
+
+
+@pytest.mark.parametrize("structure", ["table", "accordion"])
+def test_a_long_wikihow_text_is_kept_whole_in_prose_structures(structure, stage1):
+    """dB01-t02 (wikiHow, "Connect to a VPN" on iOS; all 43 sentences labelled as the steps): a
+    prose or table rendering gives one step per sentence, and a cap of 30 steps cut off its last
+    third. The cap is above such a text now; execution still stops at its own 28 actions."""
+    from extraction.stepmatch import MIN_RECALL
+
+    text = next(t for t in TEXTS if t.pid == "dB01-t02")
+    assert len(text.steps) == len(text.sentences) >= 40
+    out = stage1.run(render(text, structure, TEXTS))
+    assert len(out.steps) > 30 and out.recall >= MIN_RECALL, (len(out.steps), out.recall, out.reason)
