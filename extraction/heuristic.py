@@ -37,8 +37,8 @@ For one cleaned page it
    otherwise answers "no steps" with the reason (nothing step-like, nothing
    relevant, wrong platform, language...);
 5. tidies the kept block's steps (``tidy.py``: another device's part, outcomes,
-   trailing notes) and, when the block tells another task too, keeps the part
-   that answers the query (``answer_part.py``).
+   trailing notes) and, when the steps end another task, starts them where the
+   answer starts (``answer_part.py``).
 
 One batch of embeddings per page (query, blocks, headings); the encoder's
 cache makes repeated headings free.
@@ -53,7 +53,7 @@ from typing import Optional
 
 import numpy as np
 
-from extraction.answer_part import answer_part
+from extraction.answer_part import answer_start
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
@@ -437,13 +437,10 @@ class HeuristicExtractor(Extractor):
         if elsewhere:
             notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
         steps, dropped = tidy_steps(_dedupe(own))
-        start, end = answer_part(steps, _query_words(query.query)[1])
+        start = answer_start(steps, _query_words(query.query)[1])
         if start:
             notes.append(f"left out {start} step(s) of another task before the answer ({steps[0][:40]!r} ...)")
-        if end < len(steps):
-            notes.append(f"left out {len(steps) - end} step(s) of another task after the answer "
-                         f"({steps[end][:40]!r} ...)")
-        steps = steps[start:end]
+            steps = steps[start:]
         steps = steps[: cfg.max_steps]
         heading = best.block.heading
         section = [heading] if heading and not _GENERIC_HEADING.match(heading) and heading != page.title else []

@@ -442,41 +442,13 @@ def test_the_answer_that_ends_another_tasks_steps_starts_where_it_goes_to_settin
     assert extractor.extract(query, _ol_page("How to check for software updates", steps)).steps == steps
 
 
-def test_a_step_back_to_an_earlier_screen_ends_the_answer(extractor):
-    """Real text (Google Pixel help; ../shared/real-dev dB02-t03): after the screen lock is set,
-    "On the Security screen, tap Smart Lock" goes back to a screen named two steps before and
-    starts another task. A careful reader stops at the screen lock."""
-    answer = ["Go to Settings .", "Tap Security .", "Tap Screen lock , and then select and set up a screen lock."]
-    other = ["On the Security screen, tap Smart Lock .", "Confirm your screen lock.",
-             "Choose what you want your phone to detect before it unlocks.", "Follow the onscreen instructions."]
-    query = Query(qid="q", query="how to set a screen lock pin or pattern on android")
-    out = extractor.extract(query, _ol_page("How to set a screen lock", answer + other))
-    assert out.steps == answer and "left out 4 step(s) of another task after the answer" in out.reason
-    # naming the screen just opened goes on with the same task (a help page's "In the Mail screen")
-    steps = ["Open Settings on your phone, then tap Notifications .", "In the Notifications screen, tap Mail .",
-             "In the Mail screen, turn off the Allow Notifications switch."]
-    query = Query(qid="q", query="how to turn off notifications for one app on android")
-    assert extractor.extract(query, _ol_page("Turn off notifications", steps)).steps == steps
 
-
-def test_going_back_to_an_earlier_screen_can_also_start_the_answer(extractor):
-    """Real text (wikiHow; datasets/real-dev2 hA03-t06): the keychain steps come first, and the
-    answer goes back to the Settings menu to turn the hotspot on."""
-    other = ["Access your iPhone Settings menu, tap iCloud , and tap on Keychain .", "This enables the keychain feature."]
-    answer = "Go back to the Settings menu and enable Personal Hotspot ."
-    query = Query(qid="q", query="how to set up a mobile hotspot on android")
-    out = extractor.extract(query, _ol_page("How to set up a mobile hotspot", other + [answer]))
-    assert out.steps == [answer] and "left out 2 step(s) of another task before the answer" in out.reason
-
-
-def test_the_answer_in_settings_follows_another_way_that_never_opened_it(extractor):
-    """Real text (T-Mobile; ../shared/real-dev dC06-t01): a gesture pauses TalkBack first; the
-    steps that turn it off start in Settings. The goal step is the one that turns TalkBack off,
-    not the first one naming it ("display TalkBack controls")."""
-    other = ['Draw an " L" with your finger to display TalkBack controls.', "Tap Pause feedback .",
-             "Tap the OK button, and then double-tap the screen to suspend TalkBack ."]
-    answer = ["Go to Settings > Accessibility .",
-              "Tap TalkBack , and then tap the On/Off switch to turn TalkBack off, and then tap OK ."]
-    query = Query(qid="q", query="how to turn talkback on or off on android")
-    out = extractor.extract(query, _ol_page("How to turn TalkBack off", other + answer))
-    assert out.steps == answer and "left out 3 step(s) of another task before the answer" in out.reason
+def test_the_steps_into_the_querys_app_are_its_way_in_not_another_task(extractor):
+    """Real text (MakeUseOf, Chrome's privacy settings; ../shared/real-text): "Open Chrome" and
+    "More" come before "Go to Settings > Advanced > Privacy". They name the app the query asks
+    about, so these are Chrome's settings and the steps start at "Open Chrome"."""
+    steps = ["Open Chrome on your Android device.", "Click on More .", "Go to Settings > Advanced > Privacy .",
+             "Mark the checkbox next to Safe Browsing ."]
+    query = Query(qid="q", query="privacy settings chrome android")
+    out = extractor.extract(query, _ol_page("Privacy settings in Chrome for Android", steps))
+    assert out.steps == steps, out.reason
