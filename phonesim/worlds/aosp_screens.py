@@ -210,6 +210,15 @@ TRUST_AGENTS_KEY = "manage_trust_agents"
 
 #: pages whose on/off switch bar is drawn from a layout: screen -> the key of the switch row that opens it
 SWITCH_BARS: dict[str, str] = {"wifi_settings": "main_toggle_wifi", "bluetooth_screen": "bluetooth_settings"}
+#: pages whose fragment draws an on/off bar for a setting that no row shows as a switch:
+#: screen -> (key, title string, stock title, on by default, source)
+OWN_SWITCH_BARS: dict[str, tuple[str, str, str, bool, str]] = {
+    "location_settings": ("location_switch_bar", "location_settings_master_switch_title", "Use location", True,
+                          _S + "location/LocationSwitchBarController.java on LocationSettings: the 'Use location' bar"),
+    "wifi_tether_settings": ("wifi_tether_switch_bar", "wifi_hotspot_checkbox_text", "Wi\u2011Fi hotspot", False,
+                             _S + "wifi/tether/WifiTetherSwitchBarController.java on WifiTetherSettings: the "
+                             "hotspot's on/off bar"),
+}
 
 #: special app access rows (ManageApplications list types): element key -> (per-app detail XML, access)
 SPECIAL_ACCESS: dict[str, tuple[str, str]] = {
@@ -341,6 +350,13 @@ class _Builder:
                 continue
             bar = MapElement(key=key, kind="switch", title=row.title, widget="SwitchBar", built_from=SRC_SWITCH_BAR)
             self.fill(page, [bar], SRC_SWITCH_BAR, 0)
+        for sid, (key, name, stock, on, source) in OWN_SWITCH_BARS.items():
+            page = self.map.screens.get(sid)
+            if page is None or any(el.key == key for el in page.elements):
+                continue
+            bar = MapElement(key=key, kind="switch", title=self.text(name, stock), widget="SwitchBar", default=on,
+                             built_from=source)
+            self.fill(page, [bar], source, 0)
 
     # -- Default apps pickers
 

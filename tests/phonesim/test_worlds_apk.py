@@ -357,3 +357,33 @@ def test_the_path_import_apk_prints_opens_as_a_sim_device_with_or_without_suffix
             assert device.world.app.launch_screen == "top_level_settings"
         finally:
             device.close()
+
+
+# --- on/off bars that a fragment draws from a layout, for a setting no row shows as a switch ---
+
+@pytest.mark.parametrize("screen, key, title, on", [
+    ("location_settings", "location_switch_bar", "Use location", True),
+    ("wifi_tether_settings", "wifi_tether_switch_bar", "Wi\u2011Fi hotspot", False),
+])
+def test_a_page_with_its_own_on_off_bar_shows_it_first(imported, screen, key, title, on):
+    """Android 11 draws these bars in code (LocationSwitchBarController, WifiTetherSwitchBarController);
+    the resources hold no row for them, yet a page's "turn off Use location" needs one."""
+    uimap, doc, _ = imported
+    bar = uimap.screens[screen].elements[0]
+    assert (bar.key, bar.kind, bar.title, bar.default) == (key, "switch", title, on)
+    assert "packages/apps/Settings" in bar.built_from and bar.widget == "SwitchBar"
+    assert doc["state"][key]["initial"] is on
+
+
+def test_turn_off_use_location_completes_on_the_imported_world(imported):
+    from execution.agent import run_episode
+    from execution.predict import HeuristicPredictor
+    from verirank_core.execution_records import StopReason
+
+    device = SimDevice(imported[2])
+    device.reset(PACKAGE)
+    traj = run_episode(["Open Settings and tap Location.", "Turn off Use location."],
+                       HeuristicPredictor(use_embeddings=False), device, qid="q",
+                       url="https://example.org/location", app=PACKAGE)
+    assert traj.stop_reason == StopReason.COMPLETED, (traj.stop_reason, traj.stop_detail)
+    assert device.simulator.state["location_switch_bar"] is False  # label only
