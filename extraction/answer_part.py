@@ -22,8 +22,9 @@ but when their cuts were read on ``../shared/real-text/``, most were wrong (docs
 from __future__ import annotations
 
 import re
+from typing import AbstractSet
 
-from verirank_core.text import stem, words
+from verirank_core.text import terms
 
 __all__ = ["answer_start"]
 
@@ -38,16 +39,12 @@ _GOES_TO_SETTINGS = re.compile(
     re.IGNORECASE)
 
 
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
-
-
-def answer_start(steps: list[str], distinctive: set[str]) -> int:
+def answer_start(steps: list[str], distinctive: AbstractSet[str]) -> int:
     """The index of the step where the answer starts (0: the steps are the answer from their start).
 
     ``distinctive``: the stems of the query's words that a task's own text must name.
     """
-    named = [distinctive & _stems(t) for t in steps]
+    named = [distinctive & set(terms(t)) for t in steps]
     most = max((len(n) for n in named), default=0)
     if not most:
         return 0

@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -60,7 +61,7 @@ from extraction.extractor import Extractor, ExtractorOutput
 from extraction.tidy import phone_part, tidy_steps
 from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.platforms import brand_of, platform_of, wanted_brand, wanted_platform
-from verirank_core.text import stem, words
+from verirank_core.text import stem, terms, words
 
 __all__ = ["HeuristicExtractor", "query_platform", "query_brand", "block_platform", "block_brand", "ScoredBlock"]
 
@@ -234,12 +235,13 @@ def _dedupe(steps: list[str]) -> list[str]:
     return out
 
 
-def _query_words(query: str) -> tuple[set[str], set[str]]:
+@lru_cache(maxsize=1024)
+def _query_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
     """The query's content words (stems), and those a task's own text must name ("wifi calling",
-    not "turn on")."""
+    not "turn on"). Cached: a query is asked of each of its pages, twice per page."""
     told = [w for w in _tokens(query) if w not in _QUERY_STOP]
-    wanted = {stem(w) for w in told}
-    return wanted, {stem(w) for w in told if w not in _GENERIC_QUERY} or wanted
+    wanted = frozenset(stem(w) for w in told)
+    return wanted, frozenset(stem(w) for w in told if w not in _GENERIC_QUERY) or wanted
 
 
 def _size(block: Block) -> int:
@@ -319,7 +321,7 @@ class HeuristicExtractor(Extractor):
         wanted, distinctive = _query_words(query.query)
 
         def names(heading: str) -> float:
-            return len(distinctive & {stem(w) for w in _tokens(heading)}) / len(distinctive) if distinctive else 0.0
+            return len(distinctive & set(terms(heading))) / len(distinctive) if distinctive else 0.0
 
         # a page whose title asks the query ("How to turn off notifications for one app") is
         # about it: its sections ("Use the Settings app") are ways to the answer, not other tips
@@ -338,7 +340,7 @@ class HeuristicExtractor(Extractor):
             elif not describes_task(b.heading) and (sb >= _TITLE_FLOOR or device_heading):
                 similarity = max(similarity, _TITLE_WEIGHT * sim_title)
                 context += " " + page.title
-            seen = {stem(w) for w in _tokens(" ".join(b.steps) + " " + context)}
+            seen = set(terms(" ".join(b.steps) + " " + context))
             overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
             heading_relevance = None
             if not generic and not about_query and describes_task(b.heading):

@@ -70,6 +70,8 @@ class ExtractConfig(_Section):
     #: heuristic: minimum share of a block's steps that read like instructions
     #: (start with an action verb or name a UI element)
     min_howto: float = Field(0.5, ge=0, le=1)
+    #: steps kept from a page: a prose page gives one per sentence (wikiHow: 40 and more);
+    #: execution stops at its own ``execution.max_steps`` actions
     max_steps: int = Field(60, ge=1)
     #: page languages whose steps are kept; a page declaring another language
     #: (or whose steps read as another language) yields no steps

@@ -442,7 +442,6 @@ def test_the_answer_that_ends_another_tasks_steps_starts_where_it_goes_to_settin
     assert extractor.extract(query, _ol_page("How to check for software updates", steps)).steps == steps
 
 
-
 def test_the_steps_into_the_querys_app_are_its_way_in_not_another_task(extractor):
     """Real text (MakeUseOf, Chrome's privacy settings; ../shared/real-text): "Open Chrome" and
     "More" come before "Go to Settings > Advanced > Privacy". They name the app the query asks
