@@ -35,7 +35,10 @@ For one cleaned page it
    bigger, about as relevant candidate gives way to it; the reason records
    the block, what was set aside and how many candidates there were;
    otherwise answers "no steps" with the reason (nothing step-like, nothing
-   relevant, wrong platform, language...);
+   relevant, wrong platform, language...); for a question about the Settings
+   app, a winner whose steps name neither the task nor Settings is another
+   app's task under the query's title, and the answer is "no steps"
+   (``on_task.py``);
 5. tidies the kept block's steps (``tidy.py``: another device's part, outcomes,
    trailing notes) and, when the steps end another task, starts them where the
    answer starts (``answer_part.py``).
@@ -55,6 +58,7 @@ from typing import Optional
 import numpy as np
 
 from extraction.answer_part import answer_start
+from extraction.on_task import about_settings, names_task_or_settings
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
@@ -432,6 +436,12 @@ class HeuristicExtractor(Extractor):
             notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
+        # a Settings question's answer names the task or goes through Settings; steps that do
+        # neither are another app's task under the query's words (which a title or heading may copy)
+        if about_settings(query.app) and not names_task_or_settings(
+                best.block.steps, query.query, _query_words(query.query)[1]):
+            return ExtractorOutput(reason=f"the best block ({best.block.kind}, relevance {best.relevance:.2f}) names "
+                                          "neither the task nor the Settings app: another app's task")
         # another device's part leaves the steps; outcomes ending an action's step and trailing notes
         # do too, and with the section's heading ("How do I ...?", "On Samsung phones") and the step
         # titles they become context for the agent

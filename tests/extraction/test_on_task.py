@@ -1,0 +1,103 @@
+"""A Settings question's page whose steps are another app's task gives no steps.
+
+Real-dev's two unrelated instruction texts (read by a person: a Tor Browser walk-through and a
+PingTools install, found for "how to set up a vpn on android phone") name neither VPN nor
+Settings. Under a page title, a FAQ question or a listicle tip that asks the query they were
+taken as its answer in every structure. The truth here is the person's reading of the texts, and real answers that name only
+Settings or only the task must stay.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from benchmarks.real_dev_pages import load_texts, render
+from extraction.on_task import about_settings, names_task_or_settings
+
+TEXTS = {t.pid: t for t in load_texts()}
+needs_real_dev = pytest.mark.skipif(not TEXTS, reason="../shared/real-dev is not available")
+
+
+@pytest.fixture(scope="module")
+def stage1():
+    from benchmarks.bench_steps_real import Stage1
+
+    return Stage1()
+
+
+def _plain_page(stage1, title: str, sentences) -> object:
+    from extraction.clean import clean_page
+
+    items = "".join(f"<li>{html.escape(s)}</li>" for s in sentences)
+    raw = (f"<html><head><title>{html.escape(title)}</title></head><body><article><h1>{html.escape(title)}</h1>"
+           f"<ol>{items}</ol></article></body></html>")
+    return clean_page(raw.encode(), url="http://127.0.0.1/p", qid="q", config=stage1.config.extraction.clean)
+
+
+@needs_real_dev
+@pytest.mark.parametrize("pid", ["dB01-t07", "dB01-t08"])
+@pytest.mark.parametrize("structure", ["ol", "paragraph", "table", "qa", "accordion", "listicle"])
+def test_another_apps_steps_under_the_querys_title_give_none(pid, structure, stage1):
+    text = TEXTS[pid]
+    assert text.variant == "unrelated" and not text.steps  # the person's label
+    out = stage1.run(render(text, structure, list(TEXTS.values())))
+    assert not out.steps, out.steps[:3]
+    assert "another app's task" in out.reason
+
+
+@needs_real_dev
+def test_a_settings_answer_that_names_no_task_word_is_kept(stage1):
+    """dA04-t04 (labelled with steps for "change app permissions") goes Settings > Privacy >
+    Location Services > Camera: it names no word of the task, but it goes through Settings."""
+    text = TEXTS["dA04-t04"]
+    assert text.steps
+    out = stage1.run(render(text, "ol", list(TEXTS.values())))
+    assert out.steps and any("Location Services" in s for s in out.steps), out.reason
+
+
+@needs_real_dev
+def test_the_test_is_asked_only_of_settings_questions(stage1):
+    """The same Tor steps for a question about another app (or of unknown app) are not judged:
+    such an answer may be told in that app's words alone."""
+    from verirank_core.extraction_records import Query
+
+    text = TEXTS["dB01-t07"]
+    page = _plain_page(stage1, "How to set up a VPN on Android", text.sentences)
+    for app in (None, "Tor Browser"):
+        out = stage1.extractor.extract(Query(qid="q", query=text.query, app=app, device=text.device), page)
+        assert out.steps, (app, out.reason)
+    settings = stage1.extractor.extract(Query(qid="q", query=text.query, app="com.android.settings"), page)
+    assert not settings.steps and "another app's task" in settings.reason
+
+
+def test_steps_that_name_the_task_need_not_name_settings(stage1):
+    """A quick-settings answer ("Swipe down ... tap the Wi-Fi calling tile") names the task only."""
+    from verirank_core.extraction_records import Query
+
+    steps = ["Swipe down twice from the top of the screen.", "Tap the Wi-Fi Calling tile to turn it on."]
+    page = _plain_page(stage1, "How to turn on wifi calling on android", steps)
+    out = stage1.extractor.extract(Query(qid="q", query="how to turn on wifi calling on android",
+                                         app="com.android.settings"), page)
+    assert out.steps == steps, out.reason
+
+
+@pytest.mark.parametrize("steps,query,named", [
+    (["Press and hold the Power button, then tap Restart."], "how to restarting your phone", True),
+    (["Tap Wi-Fi, then the network."], "how to wi fi", True),  # a URL's "wi fi" is "Wi-Fi"
+    (["Tap the gear icon, then Display."], "how to turn on night light", True),  # the gear opens Settings
+    (["Open Settings and tap Privacy."], "how to change app permissions", True),
+    (["Type what is my ip in the Tor Browser search bar.", "Head to the Hidden Wiki."],
+     "how to set up a vpn on android phone", False),
+    (["Tap Setup to begin."], "how to set up a vpn on android phone", False),  # "set up" is no task word
+])
+def test_which_steps_name_the_task_or_settings(steps, query, named):
+    from extraction.heuristic import _query_words
+
+    assert names_task_or_settings(steps, query, _query_words(query)[1]) is named
+
+
+def test_a_settings_question_is_told_by_its_app():
+    assert about_settings("com.android.settings") and about_settings("Settings")
+    assert not about_settings(None) and not about_settings("WhatsApp")
