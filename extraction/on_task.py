@@ -29,35 +29,43 @@ def about_settings(app: Optional[str]) -> bool:
     return bool(app) and "setting" in app.lower()
 
 
+#: word endings that make another form of the same word ("restart"/"restarting",
+#: "rotate"/"rotation"); "save"/"saver" and "time"/"timeout" are different words
+_ENDINGS = frozenset({"", "e", "s", "es", "d", "ed", "ing", "ion", "ions", "er", "ers"})
+#: words a task's name may hold that say little of which task it is: real-dev's list of words
+#: that are not distinctive ("mode", "screen", ...), and counting words ("one app")
+_WEAK = frozenset("""
+mode screen app device on off turn use show setting notification option one all every each some
+""".split())
+
+
 def _alike(a: str, b: str) -> bool:
     """The same word in another form: "restarting" and "Restart", "capturing" and "captured".
 
-    Stems fold only plurals (``verirank_core.text.stem``), so the step's verb form differs from
-    the query's; a shared start of all but the last three letters of the shorter word, and of at
-    least four, counts as the same word ("setting" and "setup" share only "set").
+    Stems fold only plurals (``verirank_core.text.stem``), so a step's verb form may differ from
+    the query's: after a shared start of four letters or more, both must end in an inflection.
     """
     if a == b:
         return True
-    shorter = min(len(a), len(b))
-    if shorter < 4:
-        return False
     common = 0
     for x, y in zip(a, b):
         if x != y:
             break
         common += 1
-    return common >= max(4, shorter - 3)
+    return common >= 4 and a[common:] in _ENDINGS and b[common:] in _ENDINGS
 
 
 def _query_forms(distinctive: Iterable[str], query: str) -> set[str]:
-    """The query's distinctive words, with neighbours joined: "wi fi" is also "wifi"."""
+    """The query's words that tell its task ("timeout" in "change screen timeout"; all of them
+    when none does), with split words joined: a URL's "wi fi" is "wifi"."""
     wanted = set(distinctive)
+    wanted = (wanted - _WEAK) or wanted
     told = terms(query)
-    return wanted | {a + b for a, b in zip(told, told[1:]) if (a in wanted or b in wanted) and min(len(a), len(b)) <= 3}
+    return wanted | {a + b for a, b in zip(told, told[1:]) if a in wanted and b in wanted and min(len(a), len(b)) <= 3}
 
 
 def names_task_or_settings(steps: list[str], query: str, distinctive: Iterable[str]) -> bool:
-    """Do the steps name one of the query's distinctive words, or Settings?"""
+    """Do the steps name a word that tells the query's task, or Settings?"""
     seen = set(terms(" ".join(steps)))
     if seen & _SETTINGS_WORDS:
         return True

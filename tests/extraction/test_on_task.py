@@ -91,6 +91,11 @@ def test_steps_that_name_the_task_need_not_name_settings(stage1):
     (["Type what is my ip in the Tor Browser search bar.", "Head to the Hidden Wiki."],
      "how to set up a vpn on android phone", False),
     (["Tap Setup to begin."], "how to set up a vpn on android phone", False),  # "set up" is no task word
+    (["Tap Screen Time, then the timer."], "how to change screen timeout on android", False),  # "screen" is weak
+    (["Tap Display, then Screen timeout."], "how to change screen timeout on android", True),
+    (["Tap Save when done."], "how to turn on battery saver on android", False),  # "save" is not "saver"
+    (["Lock the rotation from the panel."], "how to turn on auto rotate on android", True),
+    (["Tap Notifications, then the app."], "how to turn off notifications for one app on android", True),
 ])
 def test_which_steps_name_the_task_or_settings(steps, query, named):
     from extraction.heuristic import _query_words
