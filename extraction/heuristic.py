@@ -58,8 +58,8 @@ from typing import Optional
 import numpy as np
 
 from extraction.answer_part import answer_start
-from extraction.on_task import about_settings, names_task_or_settings
 from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
+from extraction.on_task import about_settings, names_task_or_settings
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
 from extraction.tidy import phone_part, tidy_steps

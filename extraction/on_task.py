@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from verirank_core.text import terms
+from verirank_core.text import NOT_DISTINCTIVE, stem, terms
 
 __all__ = ["about_settings", "names_task_or_settings"]
 
@@ -32,11 +32,9 @@ def about_settings(app: Optional[str]) -> bool:
 #: word endings that make another form of the same word ("restart"/"restarting",
 #: "rotate"/"rotation"); "save"/"saver" and "time"/"timeout" are different words
 _ENDINGS = frozenset({"", "e", "s", "es", "d", "ed", "ing", "ion", "ions", "er", "ers"})
-#: words a task's name may hold that say little of which task it is: real-dev's list of words
-#: that are not distinctive ("mode", "screen", ...), and counting words ("one app")
-_WEAK = frozenset("""
-mode screen app device on off turn use show setting notification option one all every each some
-""".split())
+#: words a task's name may hold that say little of which task it is: the rule's non-distinctive
+#: words ("mode", "screen", ...), and counting words ("one app")
+_WEAK = frozenset(stem(w) for w in NOT_DISTINCTIVE) | {"one", "all", "every", "each", "some"}
 
 
 def _alike(a: str, b: str) -> bool:
@@ -44,6 +42,8 @@ def _alike(a: str, b: str) -> bool:
 
     Stems fold only plurals (``verirank_core.text.stem``), so a step's verb form may differ from
     the query's: after a shared start of four letters or more, both must end in an inflection.
+    (``execution.goal._same_word`` also takes clipped forms, "auto" for "automatically", which
+    here would count "time" for "timeout".)
     """
     if a == b:
         return True

@@ -22,7 +22,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fold_unicode", "normalise", "words", "stem", "terms"]
+__all__ = ["fold_unicode", "normalise", "words", "stem", "terms", "NOT_DISTINCTIVE"]
 
 #: hyphens, dashes and minus signs (NFKC already turns U+2011 into U+2010)
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043"
@@ -80,3 +80,10 @@ def stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """:func:`words` stemmed, in order, repeats kept."""
     return [stem(w) for w in words(text)]
+
+
+#: words that say little of which setting or task a name means: the "verified" rule's list
+#: (../shared/real-dev/README.md, home-screen counterparts). The agent's counterparts and
+#: stage 1's on-task test both read it.
+NOT_DISTINCTIVE = ("mode", "screen", "app", "device", "on", "off", "turn", "use", "show", "setting", "notification",
+                   "option")

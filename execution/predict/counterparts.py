@@ -16,13 +16,14 @@ from execution.predict.moves import Act
 from execution.predict.plan import PlanState
 from execution.predict.steps import Intent
 from verirank_core.execution_records import ActionType
+from verirank_core.text import NOT_DISTINCTIVE
 
 __all__ = ["Counterparts"]
 
-#: words that say nothing about which category a name means (docs/agent.md, home-screen counterparts)
-_NOT_DISTINCTIVE = frozenset().union(*(_tokens(w) for w in (
-    "mode", "screen", "app", "apps", "device", "on", "off", "turn", "use", "show", "setting", "settings",
-    "notification", "notifications", "option", "more", "menu")))
+#: words that say nothing about which category a name means (docs/agent.md, home-screen counterparts):
+#: the rule's list, plural forms, and the menu words a page puts around a name
+_NOT_DISTINCTIVE = frozenset().union(*(_tokens(w) for w in NOT_DISTINCTIVE + (
+    "apps", "settings", "notifications", "more", "menu")))
 
 
 def _distinctive(name: str) -> frozenset[str]:

@@ -3,8 +3,8 @@
 Real-dev's two unrelated instruction texts (read by a person: a Tor Browser walk-through and a
 PingTools install, found for "how to set up a vpn on android phone") name neither VPN nor
 Settings. Under a page title, a FAQ question or a listicle tip that asks the query they were
-taken as its answer in every structure. The truth here is the person's reading of the texts, and real answers that name only
-Settings or only the task must stay.
+taken as its answer in every structure. The truth here is the person's reading of the texts,
+and real answers that name only Settings or only the task must stay.
 """
 
 from __future__ import annotations
