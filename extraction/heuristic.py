@@ -27,6 +27,11 @@ For one cleaned page it
      name a task, on a page not titled for the query), a tip is relevant
      only when its heading is too: another task's steps may name the
      query's words, its title does not;
+   * blocks side by side under one heading (a page's ``<h1>`` over two
+     lists, the two halves of a wikiHow article) tie on it: each is also
+     scored on its own text (its steps and the lower headings just above
+     them), and one whose own text is far less relevant than its
+     neighbour's ranks by the mean of the two relevances;
 
 4. keeps the best block with ``relevance >= min_relevance`` and
    ``howto >= min_howto``, ranked by ``prior * relevance * (0.5 + 0.5 * howto)``
@@ -90,6 +95,9 @@ _TITLE_FLOOR = 0.4
 #: a list, table or set of step headings that holds the winning block stands for it down to
 #: this how-to score (the winner itself needs ``min_howto``)
 _HOLDER_HOWTO = 0.25
+#: how much less relevant its own text must be than its neighbour's for a block under a shared
+#: heading to rank as another task (two ways to one task differ less: lemon seeds in soil or in a towel)
+_OWN_MARGIN = 0.2
 _CONTAINERS = ("list", "numbered", "table", "deflist", "headings")
 #: how much a kind of block is trusted when scores are close: a page's own list or
 #: numbered steps beat a menu path mentioned in passing
@@ -253,6 +261,28 @@ def _size(block: Block) -> int:
     return len(_tokens(" ".join(block.steps)))
 
 
+def _sharing_heading(blocks: list[Block]) -> list[Block]:
+    """Blocks whose heading is also over another block beside them (not around or inside them)."""
+    out = []
+    for b in blocks:
+        if b.heading and any(c is not b and c.heading == b.heading and (c.last < b.first or c.first > b.last)
+                             for c in blocks):
+            out.append(b)
+    return out
+
+
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _intro_headings(block: Block, blocks: list[Block], page: CleanedPage) -> list[str]:
+    """The lower headings between a block's shared heading (or the block beside it before) and the
+    block: "Method #2: Germinating Lemon Seeds in the Soil" under "How to Grow a Lemon Tree"."""
+    start = max([c.last for c in blocks if c.heading == block.heading and c.last < block.first]
+                + [i for i in range(block.first) if page.snippets[i].text.strip() == block.heading.strip()],
+                default=block.first)
+    return [page.snippets[i].text for i in range(start + 1, block.first) if page.snippets[i].tag in _HEADING_TAGS]
+
+
 def _english_share(text: str) -> float:
     words = _tokens(text)
     if not words:
@@ -269,7 +299,7 @@ class ScoredBlock:
     """A candidate block and its scores (kept for explanations and tests)."""
 
     def __init__(self, block: Block, similarity: float, overlap: float, howto: float, platform: Optional[str],
-                 heading_relevance: Optional[float] = None):
+                 heading_relevance: Optional[float] = None, own_relevance: Optional[float] = None):
         self.block = block
         self.similarity = similarity
         self.overlap = overlap
@@ -278,11 +308,16 @@ class ScoredBlock:
         self.relevance = _relevance(similarity, overlap)
         #: the same measure on the block's heading alone, when the heading names a task
         self.heading_relevance = heading_relevance
+        #: the same measure on the block's own text (its steps and the lower headings just above them),
+        #: when its heading is also over a block beside it: the heading makes both relevant
+        self.own_relevance = own_relevance
+        #: the relevance the block is ranked by (lower for another task's steps under a shared heading)
+        self.rank_relevance = self.relevance
 
     @property
     def rank_score(self) -> float:
         prior = _KIND_PRIOR.get(self.block.kind, 1.0)
-        return prior * self.relevance * (0.5 + 0.5 * self.howto) + 0.02 * math.log1p(len(self.block.steps))
+        return prior * self.rank_relevance * (0.5 + 0.5 * self.howto) + 0.02 * math.log1p(len(self.block.steps))
 
     def __repr__(self) -> str:
         return (f"ScoredBlock({self.block.kind}, steps={len(self.block.steps)}, rel={self.relevance:.2f}, "
@@ -315,11 +350,18 @@ class HeuristicExtractor(Extractor):
                  for b in blocks]
         headings = [page.title if not b.heading or _GENERIC_HEADING.match(b.heading) else b.heading
                     for b in blocks]
-        vecs = encoder.encode([query.query, page.title or " "] + reprs + headings)
+        # blocks side by side under one heading (a page's <h1> over its whole text) cannot be told
+        # apart by it: their own steps say which is the query's
+        shared = _sharing_heading(blocks)
+        intros = {id(b): _intro_headings(b, blocks, page) for b in shared}
+        own = [" ".join((" ".join(intros[id(b)] + b.steps[:6])).split()[:48]) for b in shared]
+        vecs = encoder.encode([query.query, page.title or " "] + reprs + headings + own)
         q, sim_title = vecs[0], float(vecs[1] @ vecs[0])
-        block_vecs, heading_vecs = vecs[2:2 + len(blocks)], vecs[2 + len(blocks):]
+        n = len(blocks)
+        block_vecs, heading_vecs = vecs[2:2 + n], vecs[2 + n:2 + 2 * n]
         sim_block = block_vecs @ q
         sim_heading = heading_vecs @ q
+        sim_own = {id(b): float(v @ q) for b, v in zip(shared, vecs[2 + 2 * n:])}
 
         # what a heading must name to be this task's: "wifi calling", not "turn on"
         wanted, distinctive = _query_words(query.query)
@@ -349,8 +391,23 @@ class HeuristicExtractor(Extractor):
             heading_relevance = None
             if not generic and not about_query and describes_task(b.heading):
                 heading_relevance = _relevance(max(float(sh), 0.0), names(b.heading))
+            own_relevance = None
+            if id(b) in sim_own:
+                own_words = set(terms(" ".join(b.steps) + " " + b.lead + " " + " ".join(intros[id(b)])))
+                own_relevance = _relevance(max(sim_own[id(b)], 0.0),
+                                           len(wanted & own_words) / len(wanted) if wanted else 0.0)
             scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b),
-                                      heading_relevance))
+                                      heading_relevance, own_relevance))
+        # of the blocks under one heading, one whose own text is far less relevant than the best
+        # one's is another task beside the answer (a wikiHow article's other half): it ranks by the
+        # mean of the two relevances, and still passes the gate on the heading's
+        best_own: dict[str, float] = {}
+        for s in scored:
+            if s.own_relevance is not None:
+                best_own[s.block.heading] = max(best_own.get(s.block.heading, 0.0), s.own_relevance)
+        for s in scored:
+            if s.own_relevance is not None and s.own_relevance < best_own[s.block.heading] - _OWN_MARGIN:
+                s.rank_relevance = (s.relevance + s.own_relevance) / 2
         return scored
 
     # -- the Extractor interface --------------------------------------------------

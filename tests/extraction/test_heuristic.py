@@ -451,3 +451,34 @@ def test_the_steps_into_the_querys_app_are_its_way_in_not_another_task(extractor
     query = Query(qid="q", query="privacy settings chrome android")
     out = extractor.extract(query, _ol_page("Privacy settings in Chrome for Android", steps))
     assert out.steps == steps, out.reason
+
+
+_TWO_LISTS = """<html><body><article><h1>How to check which Android version your phone has</h1>
+<ol><li>Open the YouTube app.</li><li>Tap the magnifying glass at the top.</li><li>Type the name of a video.</li>
+<li>Tap the video to play it.</li></ol>
+<p>The video starts at once.</p>
+<ol><li>Open the Settings app.</li><li>Tap About phone.</li><li>Look for Android version near the top of the list.</li>
+</ol></article></body></html>"""
+
+
+def test_of_two_lists_under_one_heading_the_steps_say_which_answers(extractor):
+    """Both lists sit under the page's one heading, which asks the query: by it they tie. The
+    YouTube list came first and won the tie; its own steps are far less about the query."""
+    query = Query(qid="q", query="how to check what android version my phone has")
+    out = extractor.extract(query, clean_page(_TWO_LISTS.encode(), url="u", qid="q"))
+    assert out.steps == ["Open the Settings app.", "Tap About phone.",
+                         "Look for Android version near the top of the list."], out.reason
+
+
+def test_two_ways_to_the_task_under_one_heading_are_not_told_apart_by_their_words(extractor, shared_dir):
+    """Real page (../shared/real-html, youhadmeatgardening.com): two methods of growing a lemon tree
+    under one heading. Their own words are about as close to the query; the one told by its
+    sub-heading ("Germinating Lemon Seeds in the Soil") and its steps stays the answer."""
+    page_file = shared_dir / "real-html" / "howto" / "trafilatura-eval--youhadmeatgardening.com.lemon.html"
+    query = Query(qid="q", query="how to grow a lemon tree by germinating lemon seeds in the soil")
+    page = clean_page(page_file.read_bytes(), url="u", qid="q")
+    scored = [s for s in extractor.score_blocks(query, page, find_blocks(page.snippets)) if s.own_relevance]
+    methods = [s for s in scored if s.block.kind == "numbered" and s.block.steps[0].startswith("Gather the seeds")]
+    assert len(methods) == 2 and all(s.rank_relevance == s.relevance for s in methods)
+    out = extractor.extract(query, page)
+    assert out.steps[0].startswith("Gather the seeds. Pick the biggest"), out.reason

@@ -376,3 +376,14 @@ def test_a_long_wikihow_text_is_kept_whole_in_prose_structures(structure, stage1
     assert len(text.steps) == len(text.sentences) >= 40
     out = stage1.run(render(text, structure, TEXTS))
     assert len(out.steps) > 30 and out.recall >= MIN_RECALL, (len(out.steps), out.recall, out.reason)
+
+
+def test_a_wikihow_text_with_the_answer_in_one_half_is_read_from_that_half(stage1):
+    """dC02-t06 (wikiHow, watching YouTube on an iPod) under action headings: its first half tells
+    where the version is ("Click on Settings", "Select About"), the second plays a video. Both
+    halves sit under the page's title heading; the steps came from the video half."""
+    text = next((t for t in TEXTS if t.pid == "dC02-t06"), None)
+    if text is None:
+        pytest.skip("dC02-t06 is not in this copy of real-dev")
+    out = stage1.run(render(text, "action_headings", TEXTS))
+    assert out.recall >= 0.8 and not any("Open YouTube" in s for s in out.steps), (out.reason, out.steps[:2])
