@@ -39,7 +39,7 @@ from typing import Optional, Sequence
 from verirank_core.extraction_records import Snippet
 
 __all__ = ["Block", "find_blocks", "is_imperative", "strip_marker", "describes_task", "IMPERATIVE_VERBS",
-           "UI_WORDS", "heading_context"]
+           "UI_WORDS", "HEADING_LEVELS", "heading_context"]
 
 #: verbs that start an instruction ("Tap Display", "Turn on Wi-Fi"); not the verbs of a page's
 #: calls to action ("Share it with a friend", "Tell us", "Join our newsletter", "View more") or of
@@ -78,7 +78,8 @@ _MARKER = re.compile(r"^\s*(?:step\s*(\d{1,2})\b\s*[:.)\-–—]?|(\d{1,2})\s*[.
 _REFERENCE = re.compile(r"^\s*(?:\[\d{1,3}\]\s*)+")
 _CAPTION = re.compile(r"^\s*Image titled\b.{0,120}?\bStep\s+(\d{1,2})\s+(?:(\d{1,2})\b\s*)?", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
-_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+#: heading tags and their levels
+HEADING_LEVELS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BREADCRUMB_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|\s+/\s+|,?\s+and then\s+", re.I)
 #: the same without the spaced slash: next to arrows, "Network / Internet" is one name
 _ARROW_SEP = re.compile(r"\s*(?:>|→|->|»|›|⇒|=>|➔|▸|▶)\s*|,?\s+and then\s+", re.I)
@@ -205,7 +206,7 @@ def heading_context(snippets: Sequence[Snippet]) -> list[list[str]]:
     out: list[list[str]] = []
     stack: list[tuple[float, str]] = []  # (level, text)
     for s in snippets:
-        level: Optional[float] = _HEADINGS.get(s.tag)
+        level: Optional[float] = HEADING_LEVELS.get(s.tag)
         if s.tag == "summary":  # a disclosure's question heads its answer, inside the page's sections
             level = 6.5
         elif level is None and _is_label(s):
@@ -338,7 +339,7 @@ def _is_caption(s: Snippet) -> bool:
     as "For Samsung phones" is not one: it starts another list."""
     if s.tag in _NOISE_TAGS or _nearest(s.xpath, ("figure",)) is not None:
         return True
-    return s.tag not in _HEADINGS and len(s.text.split()) <= 8 and bool(_CREDIT.search(s.text))
+    return s.tag not in HEADING_LEVELS and len(s.text.split()) <= 8 and bool(_CREDIT.search(s.text))
 
 
 def _is_title(text: str) -> bool:
@@ -348,7 +349,7 @@ def _is_title(text: str) -> bool:
 
 def _is_step_heading(s: Snippet, rest: str) -> bool:
     """A marker that heads a body: a heading tag, the word "step", a bare number, or "2. A short title"."""
-    return (s.tag in _HEADINGS or s.tag in ("dt", "summary") or not rest or s.text.lower().lstrip().startswith("step")
+    return (s.tag in HEADING_LEVELS or s.tag in ("dt", "summary") or not rest or s.text.lower().lstrip().startswith("step")
             or _is_title(rest))
 
 
@@ -373,8 +374,8 @@ def _step_body(snippets: Sequence[Snippet], i: int, stop: int, limit: int, scope
     for j in range(i + 1, min(stop, len(snippets))):
         s = snippets[j]
         # a bare number ("Step 2", "3") may head a titled step: its first heading is the title
-        title = bare and not body and s.tag in _HEADINGS
-        if (s.tag in _HEADINGS and not title) or not s.xpath.startswith(scope) or len(body) >= limit:
+        title = bare and not body and s.tag in HEADING_LEVELS
+        if (s.tag in HEADING_LEVELS and not title) or not s.xpath.startswith(scope) or len(body) >= limit:
             break
         if s.tag in _NOISE_TAGS or s.link:
             continue
@@ -390,7 +391,7 @@ def _numbered_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     def close() -> None:
         if len(current) >= 2:
             positions = [i for i, _ in current]
-            headings = all(snippets[i].tag in _HEADINGS and not snippets[i].text.lower().lstrip().startswith("step")
+            headings = all(snippets[i].tag in HEADING_LEVELS and not snippets[i].text.lower().lstrip().startswith("step")
                            for i in positions)
             steps: list[str] = []
             context: list[str] = []
@@ -573,7 +574,7 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
 
 def _completes(s: Snippet, after: Snippet) -> bool:
     """Does ``s`` finish the instruction in ``after`` ("Disable it there.")?"""
-    return (s.tag not in _HEADINGS and s.tag != "li" and len(s.text.split()) <= 30
+    return (s.tag not in HEADING_LEVELS and s.tag != "li" and len(s.text.split()) <= 30
             and _parent(s.xpath) == _parent(after.xpath) and is_imperative(s.text))
 
 
@@ -660,9 +661,9 @@ def _imperative_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         run.clear()
 
     for i, s in enumerate(snippets):
-        if s.tag in _HEADINGS or s.tag == "li":
+        if s.tag in HEADING_LEVELS or s.tag == "li":
             close()
-            if s.tag in _HEADINGS and _is_instruction_heading(s.text):
+            if s.tag in HEADING_LEVELS and _is_instruction_heading(s.text):
                 run.append(i)  # "1. Go to Settings, then tap Wi-Fi." over the step's other sentences
             continue
         if s.tag in _NOISE_TAGS:
@@ -768,7 +769,7 @@ def _prose_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     for i, s in enumerate(snippets):
         if s.tag in _NOISE_TAGS:
             continue
-        if (s.tag in _HEADINGS or s.tag in _PROSE_BREAK or s.link or _is_label(s)
+        if (s.tag in HEADING_LEVELS or s.tag in _PROSE_BREAK or s.link or _is_label(s)
                 or _nearest(s.xpath, _PROSE_BREAK) is not None):
             close()
             continue
@@ -788,7 +789,7 @@ _MAX_HEADING_GAP = 3
 
 def _higher_between(snippets: Sequence[Snippet], a: int, b: int, tag: str) -> bool:
     """Is there a heading above ``tag``'s level strictly between positions ``a`` and ``b``?"""
-    return any(_HEADINGS.get(snippets[j].tag, 9) < _HEADINGS[tag] for j in range(a + 1, b))
+    return any(HEADING_LEVELS.get(snippets[j].tag, 9) < HEADING_LEVELS[tag] for j in range(a + 1, b))
 
 
 def _telling_headings(snippets: Sequence[Snippet], heads: list[int], run: list[int], tag: str) -> list[int]:
@@ -810,7 +811,7 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
     # sibling headings, or headings of parallel containers (one <div class="step"> each)
     groups: dict[tuple[str, str], list[int]] = {}
     for i, s in enumerate(snippets):
-        if s.tag in _HEADINGS and not s.link:
+        if s.tag in HEADING_LEVELS and not s.link:
             groups.setdefault((_shape(s.xpath), s.tag), []).append(i)
     blocks = []
     for (_, tag), heads in groups.items():
@@ -860,7 +861,7 @@ def find_blocks(snippets: Sequence[Snippet]) -> list[Block]:
         b.heading_path = path
         b.heading = path[-1] if path else ""
         prev = b.first - 1
-        if prev >= 0 and snippets[prev].tag not in _HEADINGS and len(snippets[prev].text.split()) <= 25:
+        if prev >= 0 and snippets[prev].tag not in HEADING_LEVELS and len(snippets[prev].text.split()) <= 25:
             b.lead = snippets[prev].text
     blocks.sort(key=lambda b: (b.first, b.kind))
     return blocks

@@ -63,7 +63,8 @@ from typing import Optional
 import numpy as np
 
 from extraction.answer_part import answer_start
-from extraction.blocks import IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks, is_imperative
+from extraction.blocks import (HEADING_LEVELS, IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks,
+                               is_imperative)
 from extraction.on_task import about_settings, names_task_or_settings
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
@@ -271,16 +272,15 @@ def _sharing_heading(blocks: list[Block]) -> list[Block]:
     return out
 
 
-_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-
-
 def _intro_headings(block: Block, blocks: list[Block], page: CleanedPage) -> list[str]:
     """The lower headings between a block's shared heading (or the block beside it before) and the
     block: "Method #2: Germinating Lemon Seeds in the Soil" under "How to Grow a Lemon Tree"."""
-    start = max([c.last for c in blocks if c.heading == block.heading and c.last < block.first]
-                + [i for i in range(block.first) if page.snippets[i].text.strip() == block.heading.strip()],
-                default=block.first)
-    return [page.snippets[i].text for i in range(start + 1, block.first) if page.snippets[i].tag in _HEADING_TAGS]
+    heading_at = next((i for i in range(block.first - 1, -1, -1)
+                       if page.snippets[i].text.strip() == block.heading.strip()), -1)
+    start = max([c.last for c in blocks if c.heading == block.heading and c.last < block.first] + [heading_at])
+    if start < 0:
+        return []  # neither the heading nor a block beside it before: nothing introduces this one
+    return [page.snippets[i].text for i in range(start + 1, block.first) if page.snippets[i].tag in HEADING_LEVELS]
 
 
 def _english_share(text: str) -> float:
@@ -369,6 +369,10 @@ class HeuristicExtractor(Extractor):
         def names(heading: str) -> float:
             return len(distinctive & set(terms(heading))) / len(distinctive) if distinctive else 0.0
 
+        def share(text: str) -> float:
+            """The share of the query's content words the text names."""
+            return len(wanted & set(terms(text))) / len(wanted) if wanted else 0.0
+
         # a page whose title asks the query ("How to turn off notifications for one app") is
         # about it: its sections ("Use the Settings app") are ways to the answer, not other tips
         about_query = _relevance(max(sim_title, 0.0), names(page.title)) >= self.config.min_relevance
@@ -386,16 +390,14 @@ class HeuristicExtractor(Extractor):
             elif not describes_task(b.heading) and (sb >= _TITLE_FLOOR or device_heading):
                 similarity = max(similarity, _TITLE_WEIGHT * sim_title)
                 context += " " + page.title
-            seen = set(terms(" ".join(b.steps) + " " + context))
-            overlap = len(wanted & seen) / len(wanted) if wanted else 0.0
+            overlap = share(" ".join(b.steps) + " " + context)
             heading_relevance = None
             if not generic and not about_query and describes_task(b.heading):
                 heading_relevance = _relevance(max(float(sh), 0.0), names(b.heading))
             own_relevance = None
             if id(b) in sim_own:
-                own_words = set(terms(" ".join(b.steps) + " " + b.lead + " " + " ".join(intros[id(b)])))
                 own_relevance = _relevance(max(sim_own[id(b)], 0.0),
-                                           len(wanted & own_words) / len(wanted) if wanted else 0.0)
+                                           share(" ".join(intros[id(b)] + b.steps + [b.lead])))
             scored.append(ScoredBlock(b, similarity, overlap, _block_howto(b, page), block_platform(b),
                                       heading_relevance, own_relevance))
         # of the blocks under one heading, one whose own text is far less relevant than the best
