@@ -15,8 +15,12 @@ import sys
 
 from benchmarks.bench_steps_real import ROOT, main as steps_real
 
-DEV2 = ROOT / "datasets" / "real-dev2"
-RESULTS = ROOT / "benchmarks" / "results" / "steps_real_dev2.json"
+
+def run_set(name: str, argv: list[str]) -> int:
+    """``bench_steps_real`` on ``datasets/<name>``, results in ``benchmarks/results/steps_<name>.json``."""
+    results = ROOT / "benchmarks" / "results" / f"steps_{name.replace('-', '_')}.json"
+    return steps_real(["--dev", str(ROOT / "datasets" / name), "--out", str(results)] + argv)
+
 
 if __name__ == "__main__":
-    sys.exit(steps_real(["--dev", str(DEV2), "--out", str(RESULTS)] + sys.argv[1:]))
+    sys.exit(run_set("real-dev2", sys.argv[1:]))

@@ -6,7 +6,9 @@ For one cleaned page it
    English by default: the product answers English queries, so German steps
    for an English query count as "no steps"), and keyword-stuffed pages;
 2. finds candidate blocks (lists, numbered steps, menu paths, runs of
-   instructions: see ``blocks.py``);
+   instructions: see ``blocks.py``), leaving out a site's menu crawled as
+   text (15 titles or more, most short and not instructions) and every
+   block inside it;
 3. scores each block against the query:
 
    * ``relevance = 0.6 * similarity + 0.4 * overlap``, where similarity is the
@@ -175,6 +177,19 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
         # that holds such prose one sentence per item or row (a crawl, an editor's one-line bullets)
         return max(per_sentence, _told_steps_howto(block.steps))
     return per_sentence
+
+
+def _title_list(items: list[str], least: int = 15, longest: float = 3) -> bool:
+    """A menu of titles: ``least`` items or more, half of them ``longest`` words or fewer, and
+    most not instructions ("Google Mail. Auto-fit messages. Confirm before deleting. ...").
+    A long procedure of short steps ("Tap Name. Enter T-Mobile. Tap OK.") is instructions."""
+    titles = [t for item in items for t in _SENTENCE_END.split(item) if t.strip()]  # a step may hold several
+    if len(titles) < least or float(np.median([len(t.split()) for t in titles])) > longest:
+        return False
+    return sum(is_imperative(t) for t in titles) < 0.5 * len(titles)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _sentence_items(items: list[str], least: int = 4) -> bool:
@@ -425,6 +440,14 @@ class HeuristicExtractor(Extractor):
         blocks = find_blocks(page.snippets)
         if not blocks:
             return ExtractorOutput(reason="no step-like block (list, numbered steps, menu path or instructions)")
+        # a site's menu crawled as text is no block of steps, nor is a run of titles inside it
+        # that happen to read as instructions ("Set date. Set time.")
+        menus = [b for b in blocks if _title_list(b.steps)]
+        in_menus = {i for b in menus for i in b.positions}
+        blocks = [b for b in blocks if not set(b.positions) <= in_menus]
+        if not blocks:
+            return ExtractorOutput(reason=f"the page's text is a menu of titles ({len(menus[0].steps)} short items), "
+                                          "not instructions")
 
         # only blocks that read like instructions are worth embedding
         howto = {id(b): _block_howto(b, page) for b in blocks}

@@ -482,3 +482,42 @@ def test_two_ways_to_the_task_under_one_heading_are_not_told_apart_by_their_word
     assert len(methods) == 2 and all(s.rank_relevance == s.relevance for s in methods)
     out = extractor.extract(query, page)
     assert out.steps[0].startswith("Gather the seeds. Pick the biggest"), out.reason
+
+
+def _crawled_text(shared_dir: Path, url_part: str) -> str:
+    for line in (shared_dir / "real-text" / "crawled_instructions.jsonl").read_text("utf-8").splitlines():
+        rec = json.loads(line)
+        if url_part in rec["url"]:
+            return rec["instructions"]
+    raise LookupError(url_part)
+
+
+@pytest.mark.parametrize("structure", ["ol", "paragraphs"])
+def test_a_sites_menu_crawled_as_the_page_text_is_not_steps(extractor, shared_dir, structure):
+    """Real text (../shared/real-text, techbone.net's "set date" manual page): the crawl kept only
+    the site's menu, 78 titles of two or three words ("Google Mail. Auto-fit messages. Confirm
+    before deleting. ..."). Under a heading that asks the query it still holds no steps, and
+    neither does a run of its titles that reads as instructions ("Set date. Set time.")."""
+    from benchmarks.real_text import split_steps
+
+    titles = split_steps(_crawled_text(shared_dir, "techbone.net/android/9/user-manual/set-date"))
+    assert len(titles) > 50
+    if structure == "ol":
+        body = "<ol>" + "".join(f"<li>{t}</li>" for t in titles) + "</ol>"
+    else:
+        body = "".join(f"<p>{' '.join(titles[i:i + 3])}</p>" for i in range(0, len(titles), 3))
+    page = _html_page(f"<html><head><title>How to set the date and time automatically</title></head><body>"
+                      f"<article><h1>How to set the date and time automatically on Android</h1>{body}</article>"
+                      f"</body></html>")
+    out = extractor.extract(Query(qid="q", query="how to set the date and time automatically on android"), page)
+    assert out.steps == [], out.reason
+
+
+def test_a_long_procedure_of_short_steps_is_no_menu(extractor):
+    """Carrier pages tell an APN setup in many two-word steps; they are instructions, not titles."""
+    steps = ["Tap Settings.", "Tap More.", "Tap Mobile networks.", "Tap Access Point Names.", "Tap Menu.",
+             "Tap New APN.", "Tap Name.", "Enter T-Mobile.", "Tap OK.", "Tap APN.", "Enter fast.t-mobile.com.",
+             "Tap OK.", "Tap MMSC.", "Enter the address.", "Tap OK.", "Tap Menu.", "Tap Save."]
+    page = _ol_page("How to set up the APN on Android", steps)
+    out = extractor.extract(Query(qid="q", query="how to set up the apn on android"), page)
+    assert out.steps[:3] == ["Tap Settings.", "Tap More.", "Tap Mobile networks."] and len(out.steps) >= 15
