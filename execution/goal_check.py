@@ -150,10 +150,11 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
     if named:
         best, labels = 1.0, named
         goal = replace(goal, want="on")
-    if not labels and similar is not None:
+    if not labels and similar is not None and not any(whole for _, whole in goal.titles):
         # a rewording ("Dark theme" for "dark mode") or an option ("Dark"); never a row named by a
         # part of the question's own name, which is a parent or a place ("Accessibility" for "the
-        # accessibility shortcut")
+        # accessibility shortcut"); and not when a card gives this device's title for the whole
+        # question ("mobile hotspot" is "Wi-Fi hotspot"): a label near in meaning is then another row
         question = goal.words | goal.context
         pool = [c for s in seq if not on_home(s) for c in s.controls if c.role != "scrollable" and c.label
                 and (c.checked is not None or not set(words_of(c.label)) <= question)]

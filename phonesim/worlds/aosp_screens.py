@@ -49,6 +49,8 @@ SRC_DEFAULT_APPS = _S + "applications/DefaultAppSettings.java: getPreferenceScre
 SRC_ICC_LOCK = _S + "IccLockSettings.java: addPreferencesFromResource(R.xml.sim_lock_settings)"
 SRC_PICKER = _S + "applications/defaultapps/DefaultAppPickerFragment.java: one radio button per app that can take the role"
 SRC_ASSIST = _S + "applications/assist/DefaultAssistPreferenceController.java: the row opens DefaultAssistPicker"
+SRC_MOBILE_NETWORK = (_S + "network/MobileNetworkSummaryController.java: with one SIM the row opens "
+                      "MobileNetworkActivity (network/telephony/MobileNetworkSettings, R.xml.mobile_network_settings)")
 SRC_RINGTONE = (_S + "DefaultRingtonePreference.java opens RingtoneManager.ACTION_RINGTONE_PICKER: "
                 "a single choice of 'None' (EXTRA_RINGTONE_SHOW_SILENT) and the sounds of its type")
 SRC_ACCOUNTS = (_S + "accounts/AccountPreferenceController.java: one row per account (title: account name, "
@@ -175,6 +177,7 @@ CODE_LINKS: dict[str, tuple[str, str]] = {
 #: rows whose controller opens a screen in code: (screen, element key) -> (target XML, source)
 CONTROLLER_LINKS: dict[tuple[str, str], tuple[str, str]] = {
     ("manage_assist", "default_assist"): ("default_assist_settings", SRC_ASSIST),
+    ("network_and_internet", "mobile_network_list"): ("mobile_network_settings", SRC_MOBILE_NETWORK),
 }
 
 #: picker screens (their XML is an empty PreferenceScreen, or the class builds from layouts):

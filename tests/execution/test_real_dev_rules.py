@@ -317,3 +317,23 @@ def test_a_switch_already_in_the_asked_state_counts_only_when_the_page_names_it(
     # the LG page names it ("Select or clear the Auto-sync data check box"): that counts
     _, named = _run(*_dev2("hB04-t06"))
     assert named.detail[-1]["goal_met_before"] is True and named.score == 1.0
+
+
+def test_a_card_for_the_whole_question_leaves_no_room_for_a_label_near_in_meaning():
+    # hA03-t07 (wikiHow, iPhone 3G: General > Network > Internet tethering) ends on the Mobile network
+    # page with Mobile Data on. The card says this phone calls a mobile hotspot "Wi-Fi hotspot", which
+    # the page never reached; "Mobile network" is near "a mobile hotspot" in meaning, and is not it
+    steps, query = _dev2("hA03-t07")
+    dev = SimDevice.open(ONEPLUS)
+    try:
+        agent = HeuristicPredictor(use_embeddings=True, use_knowledge=True, use_reflection=True,
+                                   skip_grouping_steps=True, use_lookahead=True)
+        traj = run_episode(steps, agent, dev, EpisodeConfig(max_steps=40), qid="q", url="u", app=SETTINGS,
+                           query=query)
+    finally:
+        dev.close()
+    assert "Mobile network" in [s.action.target_label for s in traj.steps]
+    verdict = HeuristicJudge(use_knowledge=True, use_embeddings=True).judge(traj)
+    final = verdict.detail[-1]
+    assert "Wi‑Fi hotspot" in final["goal"] and final["goal_control"] is None
+    assert verdict.score < 1.0

@@ -162,6 +162,20 @@ def test_sim_card_lock_has_the_lock_switch_and_change_pin_greyed_until_locked(de
     assert any(n.get("class") == "android.widget.EditText" for n in nodes(device))
 
 
+def test_mobile_network_opens_the_sim_page_with_mobile_data_and_roaming(device):
+    """AOSP's MobileNetworkSummaryController opens the one SIM's page (mobile_network_settings.xml);
+    the resources leave the row without a target."""
+    tap_text(device, "Wi-Fi & network")
+    tap_text(device, "Mobile network")
+    for _ in range(3):
+        if "Roaming" in texts(device):
+            break
+        scroll_down(device)
+    assert _switch_of(device, "Roaming") is False
+    tap_text(device, "Roaming")
+    assert _switch_of(device, "Roaming") is True
+
+
 def test_app_info_lists_apps_and_each_app_page_has_its_actions_and_pages(device):
     tap_text(device, "Apps & Notifications")
     tap_text(device, "App info")
@@ -268,7 +282,8 @@ def test_coverage_counts_the_built_screens_and_the_links_they_close(imported):
     assert built["reachable_from_home"] == built["screens"] > 0
     closed = {(b["screen"], b["element"]) for b in report["built_links"]}
     assert {("app_and_notification", "Default Apps"), ("security_dashboard_settings", "SIM card lock"),
-            ("app_and_notification", "App info"), ("sound_settings", "Phone ringtone")} <= closed
+            ("app_and_notification", "App info"), ("sound_settings", "Phone ringtone"),
+            ("network_and_internet", "Mobile network")} <= closed
     still_open = {(u["screen"], u["element"]) for u in report["unresolved"]}
     assert not closed & still_open
     # links to other apps' screens that AOSP does not describe stay unresolved, with their reason
