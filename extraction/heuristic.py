@@ -443,8 +443,7 @@ class HeuristicExtractor(Extractor):
         # a site's menu crawled as text is no block of steps, nor is a run of titles inside it
         # that happen to read as instructions ("Set date. Set time.")
         menus = [b for b in blocks if _title_list(b.steps)]
-        in_menus = {i for b in menus for i in b.positions}
-        blocks = [b for b in blocks if not set(b.positions) <= in_menus]
+        blocks = [b for b in blocks if not any(m.first <= b.first and b.last <= m.last for m in menus)]
         if not blocks:
             return ExtractorOutput(reason=f"the page's text is a menu of titles ({len(menus[0].steps)} short items), "
                                           "not instructions")
