@@ -124,3 +124,32 @@ def test_the_machine_wide_default_gives_way_to_the_environment_but_a_named_path_
     assert cache_path_for(tmp_path, str(tmp_path / "mine.sqlite")) == tmp_path / "mine.sqlite"
     monkeypatch.setenv(MACHINE_CACHE_ENV, "off")
     assert cache_path_for(tmp_path, MACHINE_CACHE) is None
+
+
+def test_a_file_another_process_is_opening_is_opened_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers opening a new file at once: SQLite answers one "database is locked" at once,
+    without its busy wait. That worker opens the file again instead of running without the cache."""
+    import sqlite3
+
+    import verirank_core.store as store
+
+    real_connect, refusals = sqlite3.connect, [2]
+
+    class Contended:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def execute(self, sql: str, *args):
+            if sql.startswith("PRAGMA journal_mode") and refusals[0]:
+                refusals[0] -= 1
+                raise sqlite3.OperationalError("database is locked")
+            return self.conn.execute(sql, *args)
+
+        def __getattr__(self, name: str):
+            return getattr(self.conn, name)
+
+    monkeypatch.setattr(store.sqlite3, "connect", lambda *a, **k: Contended(real_connect(*a, **k)))
+    cache = VectorCache(tmp_path / "v.sqlite", model="m", dim=DIM)
+    assert refusals == [0] and cache.active
+    cache.put_many({"Display": _vec(1)})
+    assert set(cache.get_many(["Display"])) == {"Display"}
