@@ -202,5 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def main_on_set(name: str, argv: list[str]) -> int:
+    """:func:`main` on the labelled set ``datasets/<name>``, results in ``benchmarks/results/steps_<name>.json``."""
+    results = ROOT / "benchmarks" / "results" / f"steps_{name.replace('-', '_')}.json"
+    return main(["--dev", str(ROOT / "datasets" / name), "--out", str(results)] + argv)
+
+
 if __name__ == "__main__":
     sys.exit(main())

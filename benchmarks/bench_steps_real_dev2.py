@@ -13,14 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from benchmarks.bench_steps_real import ROOT, main as steps_real
-
-
-def run_set(name: str, argv: list[str]) -> int:
-    """``bench_steps_real`` on ``datasets/<name>``, results in ``benchmarks/results/steps_<name>.json``."""
-    results = ROOT / "benchmarks" / "results" / f"steps_{name.replace('-', '_')}.json"
-    return steps_real(["--dev", str(ROOT / "datasets" / name), "--out", str(results)] + argv)
+from benchmarks.bench_steps_real import main_on_set
 
 
 if __name__ == "__main__":
-    sys.exit(run_set("real-dev2", sys.argv[1:]))
+    sys.exit(main_on_set("real-dev2", sys.argv[1:]))

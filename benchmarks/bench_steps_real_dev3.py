@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from benchmarks.bench_steps_real_dev2 import run_set
+from benchmarks.bench_steps_real import main_on_set
+
 
 if __name__ == "__main__":
-    sys.exit(run_set("real-dev3", sys.argv[1:]))
+    sys.exit(main_on_set("real-dev3", sys.argv[1:]))

@@ -179,6 +179,10 @@ def _block_howto(block: Block, page: CleanedPage) -> float:
     return per_sentence
 
 
+#: where a title list item holds several titles ("Google Mail. Auto-fit messages."); no capital is needed after
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
 def _title_list(items: list[str], least: int = 15, longest: float = 3) -> bool:
     """A menu of titles: ``least`` items or more, half of them ``longest`` words or fewer, and
     most not instructions ("Google Mail. Auto-fit messages. Confirm before deleting. ...").
@@ -188,8 +192,6 @@ def _title_list(items: list[str], least: int = 15, longest: float = 3) -> bool:
         return False
     return sum(is_imperative(t) for t in titles) < 0.5 * len(titles)
 
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _sentence_items(items: list[str], least: int = 4) -> bool:

@@ -108,24 +108,22 @@ def connect_shared_sqlite(path: Path, schema: str) -> sqlite3.Connection:
     up to 30 s for another. Raises OSError or sqlite3.Error for callers to word.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    for attempt in range(1, _OPEN_ATTEMPTS + 1):
+    attempt = 0
+    while True:
+        attempt += 1
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(schema)
             conn.commit()
             return conn
-        except sqlite3.OperationalError as exc:
+        except sqlite3.Error as exc:
             conn.close()
             # two processes opening a new file at once: SQLite answers one of them "locked" at once,
             # without waiting (each would wait for the other), so that one opens it again
             if "locked" not in str(exc) or attempt == _OPEN_ATTEMPTS:
                 raise
             time.sleep(0.02 * attempt)
-        except sqlite3.Error:
-            conn.close()
-            raise
-    raise AssertionError("unreachable")
 
 
 def _repair_torn_tail(path: Path) -> None:

@@ -36,19 +36,20 @@ def _text(pid: str) -> tuple[list[str], str]:
     return list(page["steps"] or page["sentences"]), tasks[page["qid"]]["query"]
 
 
-def _agent() -> HeuristicPredictor:
-    return HeuristicPredictor(use_embeddings=False, use_knowledge=True, use_reflection=True,
+def _agent(embeddings: bool = False) -> HeuristicPredictor:
+    return HeuristicPredictor(use_embeddings=embeddings, use_knowledge=True, use_reflection=True,
                               skip_grouping_steps=True, use_lookahead=True)
 
 
-def _run(steps: list[str], query: str):
+def _run(steps: list[str], query: str, embeddings: bool = False):
+    """An episode on the OnePlus world and its verdict; ``embeddings``: the agent and the judge use MiniLM too."""
     dev = SimDevice.open(ONEPLUS)
     try:
-        traj = run_episode(steps, _agent(), dev, EpisodeConfig(max_steps=40), qid="q", url="u", app=SETTINGS,
-                           query=query)
+        traj = run_episode(steps, _agent(embeddings), dev, EpisodeConfig(max_steps=40), qid="q", url="u",
+                           app=SETTINGS, query=query)
     finally:
         dev.close()
-    return traj, HeuristicJudge(use_knowledge=True, use_embeddings=False).judge(traj)
+    return traj, HeuristicJudge(use_knowledge=True, use_embeddings=embeddings).judge(traj)
 
 
 # --- crawl artefacts: a repeated caption, full stops lost between commands -----------------------
@@ -323,17 +324,8 @@ def test_a_card_for_the_whole_question_leaves_no_room_for_a_label_near_in_meanin
     # hA03-t07 (wikiHow, iPhone 3G: General > Network > Internet tethering) ends on the Mobile network
     # page with Mobile Data on. The card says this phone calls a mobile hotspot "Wi-Fi hotspot", which
     # the page never reached; "Mobile network" is near "a mobile hotspot" in meaning, and is not it
-    steps, query = _dev2("hA03-t07")
-    dev = SimDevice.open(ONEPLUS)
-    try:
-        agent = HeuristicPredictor(use_embeddings=True, use_knowledge=True, use_reflection=True,
-                                   skip_grouping_steps=True, use_lookahead=True)
-        traj = run_episode(steps, agent, dev, EpisodeConfig(max_steps=40), qid="q", url="u", app=SETTINGS,
-                           query=query)
-    finally:
-        dev.close()
+    traj, verdict = _run(*_dev2("hA03-t07"), embeddings=True)
     assert "Mobile network" in [s.action.target_label for s in traj.steps]
-    verdict = HeuristicJudge(use_knowledge=True, use_embeddings=True).judge(traj)
     final = verdict.detail[-1]
     assert "Wi‑Fi hotspot" in final["goal"] and final["goal_control"] is None
     assert verdict.score < 1.0

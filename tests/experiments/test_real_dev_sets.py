@@ -29,7 +29,8 @@ def _subsequence(part: list[str], whole: list[str]) -> bool:
 def test_every_text_is_a_crawled_line_split_as_the_benchmarks_split_it(shared_dir, folder):
     crawl = (shared_dir / "real-text" / "crawled_instructions.jsonl").read_text("utf-8").splitlines()
     real_dev = {json.loads(line)["text_line"] for line in (shared_dir / "real-dev" / "pages.jsonl").read_text().splitlines()}
-    earlier = {p["text_line"] for f, *_ in SETS if f < folder for p in _rows(f, "pages.jsonl")}
+    names = [s[0] for s in SETS]
+    earlier = {p["text_line"] for f in names[:names.index(folder)] for p in _rows(f, "pages.jsonl")}
     for p in _rows(folder, "pages.jsonl"):
         line = json.loads(crawl[p["text_line"]])
         assert (p["text"], p["source_url"]) == (line["instructions"], line["url"]), p["pid"]
