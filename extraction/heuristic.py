@@ -67,7 +67,7 @@ import numpy as np
 from extraction.answer_part import answer_start
 from extraction.blocks import (HEADING_LEVELS, IMPERATIVE_VERBS, UI_WORDS, Block, describes_task, find_blocks,
                                is_imperative)
-from extraction.on_task import about_settings, names_task_or_settings
+from extraction.on_task import about_settings, names_task_or_settings, same_task
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
 from extraction.tidy import phone_part, tidy_steps
@@ -84,6 +84,8 @@ device smartphone tablet way ways what where why when step steps guide tutorial 
 """.split())
 #: query words that any task's heading may hold ("turn", "or", "much"): a heading is matched on
 #: the others, unless the query names nothing else
+#: "and" / "or" join two tasks in one query ("turn off autocorrect and predictive text")
+_CONJOINED = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _GENERIC_QUERY = frozenset("""
 or and have has had much many which turn change check add make get enable disable switch off
 """.split())
@@ -466,7 +468,12 @@ class HeuristicExtractor(Extractor):
         # the query's words: text-to-speech steps name "Language")
         tips = {s.block.heading for s in howto_ok if s.heading_relevance is not None}
         if len(tips) >= 2 and relevant:
-            relevant = [s for s in relevant if s.heading_relevance is None or s.heading_relevance >= cfg.min_relevance]
+            # close in meaning is not enough: "Turn on Wi-Fi and connect" is no tip for "Wi-Fi calling"
+            asked = _query_words(query.query)[1]
+            parts = [_query_words(part)[1] for part in _CONJOINED.split(query.query)]
+            relevant = [s for s in relevant if s.heading_relevance is None or (
+                s.heading_relevance >= cfg.min_relevance
+                and same_task(asked, parts if len(parts) > 1 else [], _query_words(s.block.heading)[1]))]
             if not relevant:
                 best = max(howto_ok, key=lambda s: s.heading_relevance or 0.0)
                 return ExtractorOutput(reason=f"a page of {len(tips)} tips, none titled for the query (best: "

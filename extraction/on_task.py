@@ -14,11 +14,12 @@ question of unknown app is left alone too.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import AbstractSet, Iterable, Optional
 
+from verirank_core.platforms import BRAND_WORDS, PLATFORM_WORDS
 from verirank_core.text import NOT_DISTINCTIVE, stem, terms
 
-__all__ = ["about_settings", "names_task_or_settings"]
+__all__ = ["about_settings", "names_task_or_settings", "same_task"]
 
 #: words that name the Settings app: its name, and the gear icon that opens it
 _SETTINGS_WORDS = frozenset({"setting", "gear"})
@@ -71,3 +72,57 @@ def names_task_or_settings(steps: list[str], query: str, distinctive: Iterable[s
         return True
     wanted = _query_forms(distinctive, query)
     return any(_alike(w, s) for w in wanted for s in seen)
+
+
+#: words that name a phone, not a task ("On Samsung", "iPhone")
+_DEVICE_WORDS = frozenset(w for group in (*PLATFORM_WORDS.values(), *BRAND_WORDS.values()) for w in group if " " not in w)
+
+
+def _telling(words: Iterable[str]) -> set[str]:
+    """The words of a task's name that tell which task it is: not numbers, not phones, and not the
+    weak words ("mode", "app") unless the name has nothing else."""
+    named = {w for w in words if not w.isdigit() and w not in _DEVICE_WORDS}
+    return (named - _WEAK) or named
+
+
+def _named_share(wanted: set[str], seen: set[str]) -> float:
+    return sum(any(_alike(w, s) for s in seen) for w in wanted) / len(wanted)
+
+
+def same_task(query_words: AbstractSet[str], part_words: Iterable[AbstractSet[str]],
+              heading_words: AbstractSet[str]) -> bool:
+    """Does a tip's heading name the query's task, not a neighbour's?
+
+    The arguments are content words of task names (``heuristic._query_words``): the query's, those
+    of each of its parts when it joins two ("autocorrect" and "predictive text"), and the
+    heading's. On a page of tips, "Turn on Wi-Fi and connect to a network" is close in meaning to
+    "turn on Wi-Fi calling", yet it is another task. The heading names the query's task when:
+
+    * it names all of the query's telling words ("Enable Wi-Fi Calling for better coverage"); or
+    * it names the query, or one of its parts, by a word for word swap: at least half of the
+      query's telling words and half of the heading's are shared, and each side has a word in
+      place of every telling word the other leaves out. "Turn on Dark Mode" answers "enable dark
+      theme" ("mode" for "theme"); "Turn on Wi-Fi" does not answer "Wi-Fi calling", nor does
+      "Turn on Wi-Fi calling" answer the part "turn on Wi-Fi".
+
+    A query told only in weak words ("notifications for one app") cannot say which tip is
+    another task ("Stop Twitter notifications" is one app's): every tip passes.
+    """
+    query, heading = set(query_words), set(heading_words)
+    wanted = _telling(query)
+    if not (wanted - _WEAK) or not _telling(heading):
+        return True
+    if all(any(_alike(w, h) for h in heading) for w in wanted):
+        return True
+    return any(_swapped(set(part), heading) for part in [query, *part_words])
+
+
+def _swapped(query: set[str], heading: set[str]) -> bool:
+    """Is ``heading`` ``query`` with some telling words swapped for others, half or fewer?"""
+    wanted, told = _telling(query), _telling(heading)
+    if not wanted or not told:
+        return False
+    missing = {w for w in query if not any(_alike(w, h) for h in heading)}
+    extra = {h for h in heading if not any(_alike(h, w) for w in query)}
+    return (_named_share(wanted, heading) >= 0.5 and _named_share(told, query) >= 0.5
+            and len(missing & wanted) <= len(extra) and len(extra & told) <= len(missing))

@@ -1,4 +1,5 @@
-"""A Settings question's page whose steps are another app's task gives no steps.
+"""A Settings question's page whose steps are another app's task gives no steps; nor does a page
+of tips whose headings name other tasks than the query's.
 
 Real-dev's two unrelated instruction texts (read by a person: a Tor Browser walk-through and a
 PingTools install, found for "how to set up a vpn on android phone") name neither VPN nor
@@ -14,7 +15,7 @@ import html
 import pytest
 
 from benchmarks.real_dev_pages import load_texts, render
-from extraction.on_task import about_settings, names_task_or_settings
+from extraction.on_task import about_settings, names_task_or_settings, same_task
 
 TEXTS = {t.pid: t for t in load_texts()}
 needs_real_dev = pytest.mark.skipif(not TEXTS, reason="../shared/real-dev is not available")
@@ -106,3 +107,58 @@ def test_which_steps_name_the_task_or_settings(steps, query, named):
 def test_a_settings_question_is_told_by_its_app():
     assert about_settings("com.android.settings") and about_settings("Settings")
     assert not about_settings(None) and not about_settings("WhatsApp")
+
+
+def _words(text: str):
+    from extraction.heuristic import _query_words
+
+    return _query_words(text)[1]
+
+
+def _same_task(query: str, heading: str) -> bool:
+    from extraction.heuristic import _CONJOINED
+
+    parts = [_words(p) for p in _CONJOINED.split(query)]
+    return same_task(_words(query), parts if len(parts) > 1 else [], _words(heading))
+
+
+@pytest.mark.parametrize("query,heading,same", [
+    # a neighbour close in meaning, in both directions
+    ("how to turn on wifi calling on android", "2. Turn on wifi and connect to a network on android", False),
+    ("how to turn on wifi and connect to a network on android", "Turn on wifi calling on android", False),
+    ("how to turn on wifi calling on android", "Turn on Wi-Fi", False),
+    ("how to turn on wifi calling on android", "How do I turn on volte hd voice calling on android?", False),
+    ("how to allow apps from unknown sources on android", "4. Change app permissions on android", False),
+    ("how to turn off autocorrect and predictive text on android", "Change text to speech speed", False),
+    # the query's task in the site's words (real-dev texts' URL titles) or with a word swapped
+    ("how to turn on wifi calling on android", "Enable wifi calling on samsung phone", True),
+    ("how to turn on wifi calling on android", "Enable Wi-Fi Calling for better indoor coverage", True),
+    ("how to change text to speech speed on android", "Use google text to speech on android", True),
+    ("how to turn off autocorrect and predictive text on android", "3. Turn Off Autocorrect", True),
+    ("how to enable dark theme on android", "Turn on Dark Mode", True),
+    ("how to turn on dark mode on android", "Switch to the dark theme", True),
+    # a query told only in weak words cannot tell
+    ("how to turn off notifications for one app on android", "Stop Twitter Notifications", True),
+])
+def test_which_tip_headings_name_the_querys_task(query, heading, same):
+    assert _same_task(query, heading) is same
+
+
+@needs_real_dev
+@pytest.mark.parametrize("kind", ["listicle", "faq"])
+def test_a_page_of_other_tasks_tips_gives_none_for_a_neighbours_query(kind, stage1):
+    """A page of four real tips, one of them "Turn on wifi and connect to a network" (real-dev's
+    Samsung text, whose steps name Wi-Fi), gives no steps for "turn on wifi calling"; with a real
+    Wi-Fi calling text added as a tip, that text's steps come out."""
+    import random
+
+    from benchmarks.bench_markup_variants import render_tips
+
+    calling, wifi = TEXTS["dB04-t04"], TEXTS["dB07-t01"]
+    assert calling.steps and wifi.steps and wifi.qid != calling.qid  # the person's labels
+    others = [TEXTS["dA07-t01"], TEXTS["dC03-t01"]]
+    out = stage1.run(render_tips(calling, [others[0], wifi, others[1]], kind, random.Random(0)))
+    assert not out.steps, (out.reason, out.steps[:3])
+    assert "none titled for the query" in out.reason
+    out = stage1.run(render_tips(calling, [others[0], wifi, calling, others[1]], kind, random.Random(0)))
+    assert out.steps and out.strict, (out.reason, out.steps[:3])

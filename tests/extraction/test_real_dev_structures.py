@@ -353,16 +353,17 @@ def test_a_tip_whose_steps_name_the_querys_words_does_not_answer_it(stage1):
 
 
 def test_few_pages_of_other_tasks_tips_give_steps(stage1):
-    """A listicle or an FAQ of four other tasks' real steps holds no answer to the query. Similar
-    tasks stay hard ("wifi calling" beside "turn on wifi and connect"): the floor guards what is
-    reached (2026-11-27: 10 of 60 pages in this sample give steps; 23 before tips were judged by
-    their titles)."""
+    """A listicle or an FAQ of four other tasks' real steps holds no answer to the query. The floor
+    guards what is reached: 1 of 60 pages in this sample gives steps (2026-11-28; 10 before a tip's
+    heading had to name the query's task, not a neighbour's such as "turn on wifi and connect" for
+    "wifi calling"; 23 before tips were judged by their titles). The one left is a query told only
+    in weak words ("notifications for one app")."""
     from benchmarks.bench_markup_variants import render_without_the_tip
 
     sample = [t for t in TEXTS if t.steps][::4]
     outcomes = [stage1.run(render_without_the_tip(t, TEXTS, kind)) for t in sample for kind in ("listicle", "faq")]
     false = [o.pid for o in outcomes if o.steps]
-    assert len(outcomes) == 60 and len(false) <= 12, false
+    assert len(outcomes) == 60 and len(false) <= 1, false
 
 
 @pytest.mark.parametrize("structure", ["table", "accordion"])
