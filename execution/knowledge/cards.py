@@ -12,6 +12,9 @@ where the row lives. Cards come from data, cheapest claim first:
      ``dark_ui_mode`` (title "Dark mode") and string ``dark_ui_mode`` ("Dark theme");
    * multi-word search keywords (``settings:keywords``): "Auto brightness" for
      "Adaptive Brightness";
+   * a short title with one of its one-word search keywords, as Settings search finds the row:
+     "Storage space" for "Storage". Such a card (source ``search: ...``) tells the judge what a
+     question asks for; the agent does not look it up, as no page calls the row so;
    * the same ``android:key`` or the same ``android:fragment`` under different titles;
 2. **the UI map** (:func:`cards_from_map`): search keywords of a world's rows, and the
    path to every card's title;
@@ -43,6 +46,10 @@ __all__ = ["Card", "KnowledgeBase", "TABLE", "cards_from_resources", "cards_from
 
 #: a page's phrase must spell a card's phrase this well to retrieve it (near-equal, not loose)
 PHRASE_MATCH = 0.9
+#: the source of a card made of a row's title and one of its search keywords ("Storage space"):
+#: it says what a question may ask for (the judge reads it), not what a page may call the row,
+#: so the agent never taps by it
+SEARCH_SOURCE = "search: "
 #: vendor prefixes of title strings whose stock name may also be in the APK
 _VENDOR_PREFIXES = ("oneplus_", "op_", "opcustom_", "oem_", "oneplus_settings_")
 _ANDROID = "{http://schemas.android.com/apk/res/android}"
@@ -129,7 +136,7 @@ class KnowledgeBase:
         """Cards whose phrase a page's ``phrase`` spells (near-equal after normalisation), best first."""
         if not phrase or not normalise(phrase):
             return []
-        scored = [(lexical_score(phrase, c.phrase), c) for c in self.cards]
+        scored = [(lexical_score(phrase, c.phrase), c) for c in self.cards if not c.source.startswith(SEARCH_SOURCE)]
         hits = [(s, c) for s, c in scored if s >= PHRASE_MATCH and
                 # "Sleep" must not retrieve every card containing "sleep": the phrase covers the card
                 lexical_score(c.phrase, phrase) >= PHRASE_MATCH]
@@ -198,6 +205,8 @@ def cards_from_resources(apk_dir: Path | str) -> list[Card]:
     by_key: dict[str, set[str]] = {}
     by_fragment: dict[str, set[str]] = {}
     cards: list[Card] = []
+    composed: list[Card] = []
+    titles_seen: set[str] = set()
     xml_files = sorted((root / "res" / "xml").glob("*.xml"))
     for path in xml_files:
         try:
@@ -235,16 +244,25 @@ def cards_from_resources(apk_dir: Path | str) -> list[Card]:
                             cards.append(Card(value, title, f"{where}: key {key!r}; @string/{cand} = {value!r}"))
                         break
                 by_key.setdefault(key, set()).add(title)
-            # 3. multi-word search keywords
+            # 3. multi-word search keywords; and a short title with a one-word keyword, as
+            # Settings search finds the row by both ("storage space": the Storage page's keywords
+            # hold "space"; the keyword alone, "ringtone" for Sound, would name too much)
             raw_kw = el.get(f"{_SETTINGS}keywords") or ""
             if raw_kw:
                 for kw in table.text(raw_kw, where).split(","):
                     kw = kw.strip()
                     if _words(kw) >= 2 and _usable(kw, title):
                         cards.append(Card(kw, title, f"{where}: settings:keywords of key {key!r}"))
+                    elif _words(kw) == 1 and _words(title) <= 2 and normalise(kw) not in normalise(title).split():
+                        composed.append(Card(f"{title} {kw}", title,
+                                             f"{SEARCH_SOURCE}{where}: title {title!r} and its settings:keywords {kw!r}"))
+            titles_seen.add(normalise(title))
             frag = el.get(f"{_ANDROID}fragment") or ""
             if frag:
                 by_fragment.setdefault(frag, set()).add(title)
+    # a composed phrase that another row's title holds names that row, not this one
+    cards += [c for c in composed if _usable(c.phrase, c.title) and not any(
+        set(normalise(c.phrase).split()) <= set(t.split()) for t in titles_seen)]
     # 4. one key or one fragment under several titles: each names the others
     for what, groups in (("android:key", by_key), ("android:fragment", by_fragment)):
         for ident, titles in groups.items():

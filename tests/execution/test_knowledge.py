@@ -13,7 +13,7 @@ import pytest
 from execution.agent import run_episode
 from execution.judge import HeuristicJudge
 from execution.knowledge import KnowledgeBase, curiosity, knowledge_for_device, load_knowledge
-from execution.knowledge.cards import KNOWLEDGE_DIR, TABLE, build_knowledge, cards_from_resources
+from execution.knowledge.cards import KNOWLEDGE_DIR, SEARCH_SOURCE, TABLE, build_knowledge, cards_from_resources
 from execution.predict import HeuristicPredictor
 from execution.predict.uimap import load_ui_map
 from verirank_core.execution_records import DeviationKind, StopReason
@@ -58,11 +58,26 @@ def test_resource_cards_map_stock_names_to_oxygenos_titles(resource_cards):
 
 
 def test_every_card_names_its_source(resource_cards):
-    assert all(c.source.startswith("res/xml") for c in resource_cards)
+    assert all(c.source.removeprefix(SEARCH_SOURCE).startswith("res/xml") for c in resource_cards)
     kb = load_knowledge(CARDS)
     assert all(c.source for c in kb.cards)
     table_sources = [c.source for c in kb.cards if c.source.startswith("table:")]
     assert table_sources and len(table_sources) <= len(TABLE)
+
+
+def test_a_title_with_a_search_keyword_tells_the_judge_not_the_agent(resource_cards):
+    from execution.goal import read_goal
+
+    search = {(c.phrase, c.title) for c in resource_cards if c.source.startswith(SEARCH_SOURCE)}
+    # device_info_storage.xml: title "Storage", settings:keywords "space, disk, hard drive, ..."
+    assert ("Storage space", "Storage") in search
+    # a one-word keyword alone names no row ("Sound" is a keyword of Phone ringtone)
+    assert all(len(phrase.split()) >= 2 for phrase, _ in search)
+    kb = KnowledgeBase(resource_cards)
+    # no page calls the row "Storage space": the agent never taps by such a card
+    assert kb.lookup("Storage space") == []
+    # the question does ask for it
+    assert ("Storage", True) in read_goal("how to check storage space on android", kb).titles
 
 
 def test_lookup_is_near_exact_not_loose(resource_cards):
