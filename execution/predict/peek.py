@@ -15,10 +15,20 @@ from execution.predict.base import PredictContext, Prediction
 from execution.predict.gestures import main_scrollable, swipe_action
 from execution.predict.match import Match, Matcher, lexical_score
 from execution.predict.moves import Act, Skip
-from execution.predict.plan import PlanItem, PlanState
+from execution.predict.plan import PlanItem, PlanState, SearchPhase
 from verirank_core.execution_records import ActionType, DeviationKind
 
 __all__ = ["Lookahead"]
+
+#: the definition's loose match: one name's words all in the other's, covering half of it
+#: (``match.lexical_score`` gives it 0.72 and up; docs/agent.md, "verified")
+_WORD_RULE = 0.72
+
+
+def _written_as_a_name(name: str) -> bool:
+    """Capitalised ("Storage"), a number ("4G"), or a brand's camel case ("iPhone Storage")."""
+    first = name.split()[0] if name.split() else ""
+    return first[:1].isupper() or first[:1].isdigit() or (first[:1].islower() and any(ch.isupper() for ch in first[1:]))
 
 
 class Lookahead:
@@ -78,9 +88,14 @@ class Lookahead:
                 return None  # the item itself is on screen
             if here is None and ctx.ui.title and lexical_score(item.name, ctx.ui.title) >= 0.9:
                 return None  # already on its screen
-        if not (nxt.name or "")[:1].isupper() and not nxt.name[:1].isdigit():
+        if not _written_as_a_name(nxt.name or ""):
             return None  # "turn notifications off" describes an effect; a UI name is written capitalised
         there = self._visible_name(nxt.name or "", ctx)
+        if there is None and here is None and self._searched(ctx, st):
+            # the item is missing from the whole screen: the next name may show by the word rule
+            # alone ("iPhone Storage" as "Storage"); before the screen is searched it may not, as
+            # the item may be further down ("System" below the fold, "OTG Storage" as "Storage")
+            there = self._visible_name(nxt.name or "", ctx, loose=_WORD_RULE)
         if there is None and here is not None and self.use_lookahead:
             return self._peek(item, nxt, here, ctx, st)
         if there is None or (here is not None and there.id == here.control.id):
@@ -88,6 +103,13 @@ class Lookahead:
         how = "only loosely matches" if here is not None else "is not here"
         return Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
                      f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
+
+    @staticmethod
+    def _searched(ctx: PredictContext, st: PlanState) -> bool:
+        """Has the current item been looked for over the whole screen (scrolled down and back up)?"""
+        sr = st.item.search
+        back_at_top = sr.phase == SearchPhase.UP and sr.up >= sr.down - 1
+        return back_at_top or sr.phase == SearchPhase.BACK or main_scrollable(ctx.ui) is None
 
     def _peek(self, item: PlanItem, nxt: PlanItem, here: Optional[Match], ctx: PredictContext,
               st: PlanState) -> Union[Act, Skip, None]:

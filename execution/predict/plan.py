@@ -23,7 +23,7 @@ episode (kept in ``PredictContext.memory``), as typed records instead of string 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Optional
 
@@ -46,6 +46,8 @@ class PlanItem:
     intent: Intent
     #: "To turn off, ..." after "To turn on, ...": the (step, pos) of the item this is an alternative to
     alternative_of: Optional[tuple[int, int]] = None
+    #: the step is done on another machine ("Open Smart Switch on your computer"): nothing to skip on the phone
+    elsewhere: bool = False
 
     @property
     def name(self) -> Optional[str]:
@@ -60,8 +62,11 @@ class PlanItem:
 
     @property
     def skippable(self) -> bool:
-        """A grouping or navigation item; never a setting (switch, checkbox, value, typed text)."""
+        """A grouping or navigation item on the phone; never a setting (switch, checkbox, value, typed
+        text), nor a step done on a computer, whose name the phone may show for something else."""
         i = self.intent
+        if self.elsewhere:
+            return False
         if i.placeholder or i.kind in SKIPPABLE_KINDS:
             return True
         # "Select Notifications": a navigation tap written with select (no row, no choices)
@@ -71,6 +76,9 @@ class PlanItem:
         return f"step {self.step + 1}.{self.pos + 1}: {self.intent.describe()}"
 
 
+#: a step done on another machine: "Open Smart Switch on your computer", "In iTunes on your Mac, click ..."
+_ON_A_COMPUTER = re.compile(r"\b(?:on|from|in|using) (?:your |the |a )?(?:computer|pc|mac|laptop|desktop)\b",
+                            re.IGNORECASE)
 _TURN_PURPOSE_RE = re.compile(r"^to (?:turn|switch) (?:it |this |\w+ )?(on|off)$", re.IGNORECASE)
 
 
@@ -82,8 +90,9 @@ class PagePlan:
     def read(cls, instructions: list[str]) -> "PagePlan":
         items: list[PlanItem] = []
         for step in range(len(instructions)):
+            elsewhere = bool(_ON_A_COMPUTER.search(instructions[step]))
             for pos, intent in enumerate(parse_step_in_context(instructions, step)):
-                items.append(PlanItem(step, pos, intent))
+                items.append(PlanItem(step, pos, intent, elsewhere=elsewhere))
         return cls(tuple(_mark_alternatives(items)))
 
     def of_step(self, step: int) -> list[PlanItem]:
@@ -126,7 +135,7 @@ def _mark_alternatives(items: list[PlanItem]) -> list[PlanItem]:
                           and _TURN_PURPOSE_RE.match(o.intent.condition or "")
                           and o.intent.state is not None and o.intent.state != i.state), None)
             if first is not None:
-                it = PlanItem(it.step, it.pos, i, alternative_of=(first.step, first.pos))
+                it = replace(it, alternative_of=(first.step, first.pos))
         out.append(it)
     return out
 

@@ -343,3 +343,32 @@ def test_a_question_in_the_devices_search_words_names_its_row():
     # a text that only passes the Storage row on the home screen does not reach it
     _, passing = _run(["Open Settings.", "Tap Wi-Fi & network."], "how to check storage space on android")
     assert passing.score < 1.0
+
+
+def test_a_missing_grouping_yields_to_the_next_name_by_the_word_rule_once_the_screen_is_searched():
+    # hC06-t05 (MakeUseOf, iPhone: "Go to Settings > General > iPhone Storage"; labelled working):
+    # no "General" anywhere on the home screen, and "iPhone Storage" is "Storage" by the word rule
+    # (its words hold "Storage" and cover half of it); a brand's camel case is a written name
+    traj, verdict = _run(*_held_out("hC06-t05", "real-dev3"))
+    kinds = [(s.action.type.value, s.deviation_kind) for s in traj.steps]
+    assert ("swipe", "scroll") in kinds and ("wait", "skip") in kinds
+    assert traj.steps[-1].action.target_label == "Storage" and verdict.score == 1.0
+
+
+def test_a_name_further_down_is_looked_for_before_the_next_one_is_taken_loosely():
+    # "System" sits below the fold of the home screen, "Storage" above it: "OTG Storage" is
+    # "Storage" by the word rule only, so the page's own "System" is looked for first
+    traj, verdict = _run(["Open Settings and go to System.", "Make sure OTG Storage is turned on."],
+                         "how to turn on OTG storage")
+    taps = [s.action.target_label for s in traj.steps if s.action.type.value == "click"]
+    assert taps[:1] == ["System"] and "Storage" not in taps
+    assert verdict.score == 1.0
+
+
+def test_a_step_done_on_a_computer_is_never_skipped_on_the_phone():
+    # hB01-t07 (Samsung Smart Switch on a PC; labelled not working): "Open Smart Switch on your
+    # computer" is missing on the phone, and the next name ("Update", a button on the computer) is
+    # "System Updates" by the word rule; skipping to it would verify a page the phone cannot follow
+    traj, verdict = _run(*_held_out("hB01-t07"))
+    assert "System Updates" not in [s.action.target_label for s in traj.steps]
+    assert verdict.score < 1.0
