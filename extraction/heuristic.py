@@ -82,10 +82,10 @@ _QUERY_STOP = frozenset("""
 how to do i can you my the a an on in of for with from is it be set up android phone mobile
 device smartphone tablet way ways what where why when step steps guide tutorial please using use
 """.split())
-#: query words that any task's heading may hold ("turn", "or", "much"): a heading is matched on
-#: the others, unless the query names nothing else
 #: "and" / "or" join two tasks in one query ("turn off autocorrect and predictive text")
 _CONJOINED = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
+#: query words that any task's heading may hold ("turn", "or", "much"): a heading is matched on
+#: the others, unless the query names nothing else
 _GENERIC_QUERY = frozenset("""
 or and have has had much many which turn change check add make get enable disable switch off
 """.split())
@@ -274,6 +274,13 @@ def _query_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
     told = [w for w in _tokens(query) if w not in _QUERY_STOP]
     wanted = frozenset(stem(w) for w in told)
     return wanted, frozenset(stem(w) for w in told if w not in _GENERIC_QUERY) or wanted
+
+
+def _task_words(query: str) -> tuple[frozenset[str], list[frozenset[str]]]:
+    """The words that tell the query's task, and those of each task it joins with "and" / "or"
+    (none when it asks one): what a tip's heading is read against (``on_task.same_task``)."""
+    parts = [_query_words(part)[1] for part in _CONJOINED.split(query)]
+    return _query_words(query)[1], parts if len(parts) > 1 else []
 
 
 def _size(block: Block) -> int:
@@ -469,11 +476,9 @@ class HeuristicExtractor(Extractor):
         tips = {s.block.heading for s in howto_ok if s.heading_relevance is not None}
         if len(tips) >= 2 and relevant:
             # close in meaning is not enough: "Turn on Wi-Fi and connect" is no tip for "Wi-Fi calling"
-            asked = _query_words(query.query)[1]
-            parts = [_query_words(part)[1] for part in _CONJOINED.split(query.query)]
+            asked = _task_words(query.query)
             relevant = [s for s in relevant if s.heading_relevance is None or (
-                s.heading_relevance >= cfg.min_relevance
-                and same_task(asked, parts if len(parts) > 1 else [], _query_words(s.block.heading)[1]))]
+                s.heading_relevance >= cfg.min_relevance and same_task(*asked, _query_words(s.block.heading)[1]))]
             if not relevant:
                 best = max(howto_ok, key=lambda s: s.heading_relevance or 0.0)
                 return ExtractorOutput(reason=f"a page of {len(tips)} tips, none titled for the query (best: "

@@ -109,17 +109,10 @@ def test_a_settings_question_is_told_by_its_app():
     assert not about_settings(None) and not about_settings("WhatsApp")
 
 
-def _words(text: str):
-    from extraction.heuristic import _query_words
-
-    return _query_words(text)[1]
-
-
 def _same_task(query: str, heading: str) -> bool:
-    from extraction.heuristic import _CONJOINED
+    from extraction.heuristic import _query_words, _task_words
 
-    parts = [_words(p) for p in _CONJOINED.split(query)]
-    return same_task(_words(query), parts if len(parts) > 1 else [], _words(heading))
+    return same_task(*_task_words(query), _query_words(heading)[1])
 
 
 @pytest.mark.parametrize("query,heading,same", [
