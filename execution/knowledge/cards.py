@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable, Optional
 from execution.predict.match import GENERIC_ONE_WORD, lexical_score, normalise
 from verirank_core.device import Device
 from verirank_core.execution_records import Trajectory
+from verirank_core.text import stem
 from verirank_core.resources import KNOWLEDGE_DIR
 
 __all__ = ["Card", "KnowledgeBase", "TABLE", "cards_from_resources", "cards_from_map", "build_knowledge",
@@ -253,7 +254,8 @@ def cards_from_resources(apk_dir: Path | str) -> list[Card]:
                     kw = kw.strip()
                     if _words(kw) >= 2 and _usable(kw, title):
                         cards.append(Card(kw, title, f"{where}: settings:keywords of key {key!r}"))
-                    elif _words(kw) == 1 and _words(title) <= 2 and normalise(kw) not in normalise(title).split():
+                    elif _words(kw) == 1 and _words(title) <= 2 and stem(normalise(kw)) not in map(
+                            stem, normalise(title).split()):  # "Accounts" with "account" adds no word
                         composed.append(Card(f"{title} {kw}", title,
                                              f"{SEARCH_SOURCE}{where}: title {title!r} and its settings:keywords {kw!r}"))
             titles_seen.add(normalise(title))
