@@ -511,8 +511,10 @@ class HeuristicExtractor(Extractor):
                 notes.append(f"set aside block(s) for {', '.join(others)} ({brand} from the {brand_source})")
                 fitting = same
         # a block written for the query's platform (or maker) beats a neutral one of similar score
-        best = max(fitting, key=lambda s: s.rank_score + (0.05 if s.platform == platform else 0.0)
-                   + (0.05 if brand and brands[id(s)] == brand else 0.0))
+        # (rounded: a vector from the cache and one from a fresh batch differ in the eighth digit,
+        # which must not pick between two blocks of one score; the earlier block wins a tie)
+        best = max(fitting, key=lambda s: round(s.rank_score + (0.05 if s.platform == platform else 0.0)
+                                                + (0.05 if brand and brands[id(s)] == brand else 0.0), 6))
         # a block inside a bigger candidate (a paragraph of one step's body) stands for
         # that candidate when it is about as relevant: the page's steps are the whole of it
         # (a block for another platform counts too: the winner may be the neutral tail of an
@@ -527,7 +529,7 @@ class HeuristicExtractor(Extractor):
             inner = best
             # the one spanning the most of the page: a menu path's sentence does not stand
             # for the paragraphs around it
-            best = max(outer, key=lambda s: (s.block.last - s.block.first, s.rank_score))
+            best = max(outer, key=lambda s: (s.block.last - s.block.first, round(s.rank_score, 6)))
             notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
