@@ -195,7 +195,6 @@ def _title_list(items: list[str], least: int = 15, longest: float = 3) -> bool:
     return sum(is_imperative(t) for t in titles) < 0.5 * len(titles)
 
 
-
 def _sentence_items(items: list[str], least: int = 4) -> bool:
     """List items that are the sentences of a telling: several, nearly all ending as sentences do
     ("Up next" titles, menus and short feature bullets do not)."""

@@ -85,8 +85,9 @@ def _telling(words: Iterable[str]) -> set[str]:
     return (named - _WEAK) or named
 
 
-def _named_share(wanted: set[str], seen: set[str]) -> float:
-    return sum(any(_alike(w, s) for s in seen) for w in wanted) / len(wanted)
+def _unnamed(words: Iterable[str], other: set[str]) -> set[str]:
+    """The words that ``other`` does not name in any form."""
+    return {w for w in words if not any(_alike(w, o) for o in other)}
 
 
 def same_task(query_words: AbstractSet[str], part_words: Iterable[AbstractSet[str]],
@@ -110,9 +111,7 @@ def same_task(query_words: AbstractSet[str], part_words: Iterable[AbstractSet[st
     """
     query, heading = set(query_words), set(heading_words)
     wanted = _telling(query)
-    if not (wanted - _WEAK) or not _telling(heading):
-        return True
-    if all(any(_alike(w, h) for h in heading) for w in wanted):
+    if not (wanted - _WEAK) or not _telling(heading) or not _unnamed(wanted, heading):
         return True
     return any(_swapped(set(part), heading) for part in [query, *part_words])
 
@@ -122,7 +121,7 @@ def _swapped(query: set[str], heading: set[str]) -> bool:
     wanted, told = _telling(query), _telling(heading)
     if not wanted or not told:
         return False
-    missing = {w for w in query if not any(_alike(w, h) for h in heading)}
-    extra = {h for h in heading if not any(_alike(h, w) for w in query)}
-    return (_named_share(wanted, heading) >= 0.5 and _named_share(told, query) >= 0.5
-            and len(missing & wanted) <= len(extra) and len(extra & told) <= len(missing))
+    missing, extra = _unnamed(query, heading), _unnamed(heading, query)
+    lost, added = missing & wanted, extra & told
+    return (2 * len(lost) <= len(wanted) and 2 * len(added) <= len(told)
+            and len(lost) <= len(extra) and len(added) <= len(missing))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 
 from extraction.blocks import is_imperative
+from verirank_core.platforms import COMPUTER_WORDS
 
 __all__ = ["tidy_steps", "phone_part", "is_outcome", "is_aside"]
 
@@ -60,8 +61,8 @@ def is_outcome(sentence: str) -> bool:
 #: a section for a device that is not the phone: "On your Mac, choose Apple menu > ...",
 #: "On your computer, go to voice.google.com"
 _OTHER_DEVICE = re.compile(
-    r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:mac(?:book)?|computer|pc|windows(?:\s+(?:pc|computer|laptop))?|"
-    r"chromebook|desktop|laptop|(?:apple\s+|galaxy\s+|smart\s*)?watch|(?:smart\s+|apple\s+|fire\s+|android\s+)?tv|"
+    r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:" + COMPUTER_WORDS + r"|"
+    r"(?:apple\s+|galaxy\s+|smart\s*)?watch|(?:smart\s+|apple\s+|fire\s+|android\s+)?tv|"
     r"headset|console|web\s+browser)\b[^,.;:!?]{0,40},", re.I)
 #: a section back on the phone: "On your Android phone, tap the link."
 _THIS_DEVICE = re.compile(r"^\W*(?:on|from|using)\s+(?:your|a|the)\s+(?:android|iphone|ipad|phone|smartphone|tablet|"

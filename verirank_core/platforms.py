@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["PLATFORM_WORDS", "BRAND_WORDS", "platform_of", "brand_of", "wanted_platform", "wanted_brand",
+__all__ = ["PLATFORM_WORDS", "BRAND_WORDS", "COMPUTER_WORDS", "platform_of", "brand_of", "wanted_platform", "wanted_brand",
            "stated_match"]
 
 PLATFORM_WORDS: dict[str, tuple[str, ...]] = {
@@ -19,6 +19,10 @@ PLATFORM_WORDS: dict[str, tuple[str, ...]] = {
     "android": ("android", "pixel", "samsung", "galaxy", "oneplus", "xiaomi", "motorola", "huawei", "oppo",
                 "gboard", "oxygenos", "one ui"),
 }
+
+#: a computer, where a help page's step may be done instead of on the phone ("On your Mac, ...",
+#: "Open Smart Switch on your computer"): a regex alternation, read by stage 1 and stage 2
+COMPUTER_WORDS = r"mac(?:book)?|computer|pc|windows(?:\s+(?:pc|computer|laptop))?|chromebook|desktop|laptop"
 
 #: Android makers whose menus differ: a Samsung page does not answer a Pixel question
 BRAND_WORDS: dict[str, tuple[str, ...]] = {

@@ -37,8 +37,8 @@ from typing import Any, Callable, Iterable, Optional
 from execution.predict.match import GENERIC_ONE_WORD, lexical_score, normalise
 from verirank_core.device import Device
 from verirank_core.execution_records import Trajectory
-from verirank_core.text import stem
 from verirank_core.resources import KNOWLEDGE_DIR
+from verirank_core.text import stem
 
 __all__ = ["Card", "KnowledgeBase", "TABLE", "cards_from_resources", "cards_from_map", "build_knowledge",
            "load_knowledge", "knowledge_for_device", "knowledge_for_world", "knowledge_for_trajectory",

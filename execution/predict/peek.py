@@ -27,7 +27,7 @@ _WORD_RULE = 0.72
 
 def _written_as_a_name(name: str) -> bool:
     """Capitalised ("Storage"), a number ("4G"), or a brand's camel case ("iPhone Storage")."""
-    first = name.split()[0] if name.split() else ""
+    first = (name.split() or [""])[0]
     return first[:1].isupper() or first[:1].isdigit() or (first[:1].islower() and any(ch.isupper() for ch in first[1:]))
 
 

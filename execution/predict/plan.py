@@ -29,6 +29,7 @@ from typing import Optional
 
 from execution.predict.match import normalise
 from execution.predict.steps import Intent, parse_step_in_context
+from verirank_core.platforms import COMPUTER_WORDS
 
 __all__ = ["PlanItem", "PagePlan", "PlanState", "SearchState", "SearchPhase", "ReflectionState",
            "NavigationState", "PeekState", "TapRecord", "SKIPPABLE_KINDS"]
@@ -77,8 +78,7 @@ class PlanItem:
 
 
 #: a step done on another machine: "Open Smart Switch on your computer", "In iTunes on your Mac, click ..."
-_ON_A_COMPUTER = re.compile(r"\b(?:on|from|in|using) (?:your |the |a )?(?:computer|pc|mac|laptop|desktop)\b",
-                            re.IGNORECASE)
+_ON_A_COMPUTER = re.compile(r"\b(?:on|from|in|using) (?:your |the |a )?(?:" + COMPUTER_WORDS + r")\b", re.IGNORECASE)
 _TURN_PURPOSE_RE = re.compile(r"^to (?:turn|switch) (?:it |this |\w+ )?(on|off)$", re.IGNORECASE)
 
 
