@@ -14,16 +14,13 @@ question of unknown app is left alone too.
 
 from __future__ import annotations
 
+import re
 from typing import AbstractSet, Iterable, Optional
 
 from verirank_core.platforms import BRAND_WORDS, PLATFORM_WORDS
-from verirank_core.text import NOT_DISTINCTIVE, stem, terms
+from verirank_core.text import NOT_DISTINCTIVE, fold_unicode, stem, terms
 
-__all__ = ["about_settings", "names_task_or_settings", "same_task"]
-
-#: words that name the Settings app: its name, and the gear icon that opens it
-_SETTINGS_WORDS = frozenset({"setting", "gear"})
-
+__all__ = ["about_settings", "named_words", "names_task_or_settings", "same_task"]
 
 def about_settings(app: Optional[str]) -> bool:
     """Is the question about the Settings app ("Settings", "com.android.settings")?"""
@@ -66,12 +63,87 @@ def _query_forms(distinctive: Iterable[str], query: str) -> set[str]:
 
 
 def names_task_or_settings(steps: list[str], query: str, distinctive: Iterable[str]) -> bool:
-    """Do the steps name a word that tells the query's task, or Settings?"""
-    seen = set(terms(" ".join(steps)))
-    if seen & _SETTINGS_WORDS:
+    """Do the steps name, as a thing to act on, a word that tells the query's task, or Settings?
+
+    A word said in passing does not count: "open Safari or your default browser" in a Facebook
+    walk-through, "until you feel a feedback vibration" in a Quick Settings tour. A word counts
+    when a step names it as a control or a place (:func:`named_words`: "Tap Wi-Fi Calling",
+    "turn on airplane mode", "Open your phone's settings"), or says it does the query's action to
+    the task ("Tap Display to change the wallpaper" for "change wallpaper"). The gear icon opens
+    Settings wherever it is mentioned.
+    """
+    if "gear" in terms(" ".join(steps)):
+        return True
+    named = set().union(*(named_words(step) for step in steps)) if steps else set()
+    if "setting" in named:
         return True
     wanted = _query_forms(distinctive, query)
-    return any(_alike(w, s) for w in wanted for s in seen)
+    if any(_alike(w, s) for w in wanted for s in named):
+        return True
+    return any(_alike(w, s) for step in steps for w in wanted for s in _purpose_words(step, query))
+
+
+#: a word token (with inner dots, hyphens and apostrophes: "Facebook.com", "Wi-Fi", "phone's") or
+#: one mark of punctuation
+_TOKEN = re.compile(r"[A-Za-z0-9](?:[\w'.-]*\w)?|[^\w\s]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: small words that end a name ("Open Facebook on your phone") or a verb's object
+_NAME_ENDS = frozenset("""a an the your my this that these those its his her their our to into in on off of for from
+    with by at and or but then if when while so as is are be it you can will until""".split())
+#: a sentence that opens with these has a subject, not a leading verb ("Your browser should open")
+_NOT_A_VERB = frozenset("a an the your my this that these those its his her their our it you i we they".split())
+#: words between a leading verb and its object ("Go to Settings", "turn on airplane mode")
+_BEFORE_OBJECT = frozenset("to into on off the a an your my up down out".split())
+
+
+def named_words(step: str) -> set[str]:
+    """The words (``terms``) a step names as things on the screen or places to go.
+
+    * a capitalised run that does not open a sentence, with the lower-case words that carry it
+      on ("Tap Mobile data", "Tap System settings", "Select Paid memberships");
+    * the object of a sentence's leading verb, or of one after "then" ("Tap the keyboard icon",
+      "Open Control Center, then turn on airplane mode", "Go into your phone's settings");
+    * a quoted name ('tap "wifi calling"').
+    """
+    named: set[str] = set()
+    for sentence in _SENTENCE_END.split(fold_unicode(step)):
+        tokens = _TOKEN.findall(sentence)
+        for i, token in enumerate(tokens):
+            if i > 0 and token[0].isupper():
+                named.update(terms(" ".join(_run(tokens, i, capitals=True))))
+            if (i == 0 or tokens[i - 1].lower() == "then") and token.lower() not in _NOT_A_VERB:
+                j = i + 1
+                while j < len(tokens) and tokens[j].lower() in _BEFORE_OBJECT:
+                    j += 1
+                named.update(terms(" ".join(_run(tokens, j, capitals=False))))
+        for quoted in re.findall(r'"([^"]{2,40})"', sentence):
+            named.update(terms(quoted))
+    return named
+
+
+def _run(tokens: list[str], start: int, capitals: bool) -> list[str]:
+    """The words from ``start`` up to a small word or a mark (capitalised words go on even past
+    a small word's spelling when ``capitals``: "Do Not Disturb")."""
+    end = start
+    while end < len(tokens) and tokens[end][0].isalnum() and (
+            tokens[end].lower() not in _NAME_ENDS or (capitals and end > start and tokens[end][0].isupper())):
+        end += 1
+    return tokens[start:end]
+
+
+#: "to <verb> <what>" up to a mark: "Tap Display to change the wallpaper, adjust ..."
+_PURPOSE = re.compile(r"\bto (\w+)\b([^.,;:!?]*)", re.IGNORECASE)
+
+
+def _purpose_words(step: str, query: str) -> set[str]:
+    """The words of a purpose clause whose verb is the query's ("to change the wallpaper" for
+    "change wallpaper"): the step says it does the query's action."""
+    asked = set(terms(query)) - _NAME_ENDS
+    found: set[str] = set()
+    for verb, rest in _PURPOSE.findall(fold_unicode(step)):
+        if stem(verb.lower()) in asked:
+            found.update(terms(rest))
+    return found
 
 
 #: words that name a phone, not a task ("On Samsung", "iPhone")

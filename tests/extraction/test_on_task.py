@@ -11,6 +11,7 @@ and real answers that name only Settings or only the task must stay.
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import pytest
 
@@ -46,6 +47,32 @@ def test_another_apps_steps_under_the_querys_title_give_none(pid, structure, sta
     out = stage1.run(render(text, structure, list(TEXTS.values())))
     assert not out.steps, out.steps[:3]
     assert "another app's task" in out.reason
+
+
+REAL_DEV4 = Path(__file__).resolve().parents[2] / "datasets" / "real-dev4"
+TEXTS4 = {t.pid: t for t in load_texts(REAL_DEV4)}
+
+
+@pytest.mark.parametrize("pid", ["hD06-t02", "hD06-t04", "hD06-t07"])
+@pytest.mark.parametrize("structure", ["ol", "paragraph", "qa", "listicle"])
+def test_another_apps_steps_that_say_the_task_in_passing_give_none(pid, structure, stage1):
+    """real-dev4's unrelated texts for "change the default browser" (read by a person: a Facebook
+    check-in, an Apple Business Manager sign-up, cancelling YouTube Premium) say "your default
+    browser" or "browser" only in passing; they name it as nothing to tap or change."""
+    text = TEXTS4[pid]
+    assert text.variant == "unrelated" and not text.steps  # the person's label
+    out = stage1.run(render(text, structure, list(TEXTS4.values())))
+    assert not out.steps, out.steps[:3]
+    assert "another app's task" in out.reason
+
+
+@pytest.mark.parametrize("pid", sorted(pid for pid, t in TEXTS4.items() if t.steps))
+def test_every_labelled_answer_of_real_dev4_names_its_task(pid, stage1):
+    """The stricter reading keeps every text a person labelled with steps (one structure each;
+    ``bench_steps_real --dev datasets/real-dev4`` reads all ten)."""
+    text = TEXTS4[pid]
+    out = stage1.run(render(text, "ol", list(TEXTS4.values())))
+    assert out.steps, out.reason
 
 
 @needs_real_dev
@@ -97,11 +124,41 @@ def test_steps_that_name_the_task_need_not_name_settings(stage1):
     (["Tap Save when done."], "how to turn on battery saver on android", False),  # "save" is not "saver"
     (["Lock the rotation from the panel."], "how to turn on auto rotate on android", True),
     (["Tap Notifications, then the app."], "how to turn off notifications for one app on android", True),
+    # a task word said in passing is not a thing to act on (real-dev4's unrelated texts)
+    (["Open Facebook on your phone.", "Navigate to Facebook.com using Chrome or your default browser.",
+      "Tap Check In."], "how to change the default browser on android", False),
+    (["Tap the Get Started button in the message to open Safari or your default browser."],
+     "how to change the default browser on android", False),
+    (["Long-press (touch the item until you feel a feedback vibration) and then drag it."],
+     "how to turn off touch vibration on android", False),
+    # ... but a control named in lower case, or the step's purpose in the query's verb, is
+    (["Open Control Center, then turn on airplane mode."], "how to turn on airplane mode on android", True),
+    (["Launch the app you want to type in.", "Tap the keyboard icon on the bottom right."],
+     "how to change the default keyboard on android", True),
+    (["Tap Display & gestures to change the wallpaper, adjust the font and more."],
+     "how to change wallpaper on android phone", True),
+    (["From any Home screen, tap the Menu key.", "Tap System settings ."], "how to turn off auto sync on android",
+     True),
 ])
 def test_which_steps_name_the_task_or_settings(steps, query, named):
     from extraction.heuristic import _query_words
 
     assert names_task_or_settings(steps, query, _query_words(query)[1]) is named
+
+
+@pytest.mark.parametrize("step,named,not_named", [
+    ("Tap Wi-Fi Calling to turn it on.", {"wifi", "calling"}, {"turn"}),
+    ("Select Paid memberships , then tap Manage.", {"paid", "membership", "manage"}, set()),
+    ("Go into your phone's settings menu.", {"setting", "menu"}, {"go"}),
+    ("Turn on Do Not Disturb.", {"do", "not", "disturb"}, set()),
+    ('In the app, tap "wifi calling".', {"wifi", "calling"}, set()),
+    ("Open the mail message to open Safari or your default browser.", {"mail", "safari"}, {"default", "browser"}),
+])
+def test_the_words_a_step_names(step, named, not_named):
+    from extraction.on_task import named_words
+
+    got = named_words(step)
+    assert named <= got and not (not_named & got), got
 
 
 def test_a_settings_question_is_told_by_its_app():
