@@ -6,6 +6,9 @@ task, and they never go to the Settings app the question is about. Neither the p
 heading can tell (SEO pages and listicles copy the query into them), so the test reads only the
 steps.
 
+Only what a step names as a thing to act on counts (:func:`named_words`): a task word said in
+passing ("open Safari or your default browser") is not an answer's.
+
 The test is asked only of questions about the Settings app (``Query.app``): a Settings answer
 either names the task ("Wi-Fi calling", "Dark theme") or goes through Settings. A question about
 another app may well be answered in its words alone ("Tap the add icon, tap the contact"), and a
@@ -17,10 +20,12 @@ from __future__ import annotations
 import re
 from typing import AbstractSet, Iterable, Optional
 
+from extraction.blocks import strip_marker
 from verirank_core.platforms import BRAND_WORDS, PLATFORM_WORDS
 from verirank_core.text import NOT_DISTINCTIVE, fold_unicode, stem, terms
 
 __all__ = ["about_settings", "named_words", "names_task_or_settings", "same_task"]
+
 
 def about_settings(app: Optional[str]) -> bool:
     """Is the question about the Settings app ("Settings", "com.android.settings")?"""
@@ -92,6 +97,8 @@ _NAME_ENDS = frozenset("""a an the your my this that these those its his her the
     with by at and or but then if when while so as is are be it you can will until""".split())
 #: a sentence that opens with these has a subject, not a leading verb ("Your browser should open")
 _NOT_A_VERB = frozenset("a an the your my this that these those its his her their our it you i we they".split())
+#: words that may open a step before its verb
+_DISCOURSE = frozenset("then next now first second third finally lastly also afterwards step".split())
 #: words between a leading verb and its object ("Go to Settings", "turn on airplane mode")
 _BEFORE_OBJECT = frozenset("to into on off the a an your my up down out".split())
 
@@ -101,17 +108,22 @@ def named_words(step: str) -> set[str]:
 
     * a capitalised run that does not open a sentence, with the lower-case words that carry it
       on ("Tap Mobile data", "Tap System settings", "Select Paid memberships");
-    * the object of a sentence's leading verb, or of one after "then" ("Tap the keyboard icon",
-      "Open Control Center, then turn on airplane mode", "Go into your phone's settings");
+    * the object of a sentence's leading verb (after any "Next," or "Finally,"), or of one after
+      "then" ("Tap the keyboard icon", "Open Control Center, then turn on airplane mode", "Go
+      into your phone's settings");
     * a quoted name ('tap "wifi calling"').
     """
     named: set[str] = set()
-    for sentence in _SENTENCE_END.split(fold_unicode(step)):
+    for sentence in _SENTENCE_END.split(strip_marker(fold_unicode(step))[1]):
         tokens = _TOKEN.findall(sentence)
+        # the leading verb comes after "Then", "Next," or "Finally," (and a step number a page
+        # wrote into the step: "Step 2 Tap Display")
+        lead = next((i for i, t in enumerate(tokens)
+                     if t[0].isalnum() and t.lower() not in _DISCOURSE and not t.isdigit()), 0)
         for i, token in enumerate(tokens):
-            if i > 0 and token[0].isupper():
+            if i > lead and token[0].isupper():
                 named.update(terms(" ".join(_run(tokens, i, capitals=True))))
-            if (i == 0 or tokens[i - 1].lower() == "then") and token.lower() not in _NOT_A_VERB:
+            if (i == lead or tokens[i - 1].lower() == "then") and token.lower() not in _NOT_A_VERB:
                 j = i + 1
                 while j < len(tokens) and tokens[j].lower() in _BEFORE_OBJECT:
                     j += 1
@@ -122,8 +134,8 @@ def named_words(step: str) -> set[str]:
 
 
 def _run(tokens: list[str], start: int, capitals: bool) -> list[str]:
-    """The words from ``start`` up to a small word or a mark (capitalised words go on even past
-    a small word's spelling when ``capitals``: "Do Not Disturb")."""
+    """The words from ``start`` up to a small word or a mark; with ``capitals``, a capitalised small
+    word goes on with the name ("Show On Lock Screen")."""
     end = start
     while end < len(tokens) and tokens[end][0].isalnum() and (
             tokens[end].lower() not in _NAME_ENDS or (capitals and end > start and tokens[end][0].isupper())):

@@ -76,6 +76,16 @@ def test_every_labelled_answer_of_real_dev4_names_its_task(pid, stage1):
 
 
 @needs_real_dev
+def test_numbered_steps_are_read_past_their_numbers(stage1):
+    """dA07-t01 ("Tap the wallpapers icon ...") with its step numbers in a ``<span>``: the block's
+    steps still start with "2", which is not the step's verb."""
+    from benchmarks.bench_markup_variants import render_variant
+
+    out = stage1.run(render_variant(TEXTS["dA07-t01"], "span_numbers"))
+    assert any("wallpapers icon" in s for s in out.steps), out.reason
+
+
+@needs_real_dev
 def test_a_settings_answer_that_names_no_task_word_is_kept(stage1):
     """dA04-t04 (labelled with steps for "change app permissions") goes Settings > Privacy >
     Location Services > Camera: it names no word of the task, but it goes through Settings."""
@@ -151,6 +161,10 @@ def test_which_steps_name_the_task_or_settings(steps, query, named):
     ("Select Paid memberships , then tap Manage.", {"paid", "membership", "manage"}, set()),
     ("Go into your phone's settings menu.", {"setting", "menu"}, {"go"}),
     ("Turn on Do Not Disturb.", {"do", "not", "disturb"}, set()),
+    ("Then turn off Show On Lock Screen.", {"show", "lock", "screen"}, {"turn"}),
+    # a step number the page wrote into the step is not the verb (bench_markup_variants' span_numbers)
+    ("2 Tap the wallpapers icon on the bottom left.", {"wallpaper", "icon"}, {"tap"}),
+    ("Step 3: tap the keyboard icon.", {"keyboard", "icon"}, {"tap", "3"}),
     ('In the app, tap "wifi calling".', {"wifi", "calling"}, set()),
     ("Open the mail message to open Safari or your default browser.", {"mail", "safari"}, {"default", "browser"}),
 ])
