@@ -123,7 +123,7 @@ def named_words(step: str) -> set[str]:
         for i, token in enumerate(tokens):
             if i > lead and token[0].isupper():
                 named.update(terms(" ".join(_run(tokens, i, capitals=True))))
-            if (i == lead or tokens[i - 1].lower() == "then") and token.lower() not in _NOT_A_VERB:
+            if (i == lead or (i > 0 and tokens[i - 1].lower() == "then")) and token.lower() not in _NOT_A_VERB:
                 j = i + 1
                 while j < len(tokens) and tokens[j].lower() in _BEFORE_OBJECT:
                     j += 1
