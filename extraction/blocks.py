@@ -90,6 +90,8 @@ _NAV_VERB = re.compile(r"^(?:tap|select|choose|click|press|toggle|turn|switch|en
 _CLAUSE_WORD = re.compile(r"^\s*(?:and|then|or|but|so|if|which|where|when|to|it|this|that|you|your|the|a|an)\b", re.I)
 _LEAD_IN = re.compile(r"\b(?:go to|goes to|navigate to|head to|head over to|open|tap|select|choose|"
                       r"click|visit|find|under|in)\s+(?:the\s+)?(?:app\s+)?$", re.I)
+#: where a path's last name ends and the sentence goes on: "and turn it on", ", then", "."
+_TAIL_END = re.compile(r"(\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()])")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'(?:ve|d|m)|we|we'(?:ve|d)|my|me|our)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
@@ -544,15 +546,16 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     verb_match = _LEAD_IN.search(lead_in + " ")
     imperative_lead = bool(verb_match) and verb_match.group(0).split()[0].lower() not in ("in", "under")
     # the last part ends where the sentence goes on ("and turn it on", ", then")
-    pieces = re.split(r"(\s+(?:and|to|then|or|if|where|which)\s+|[,.;:!?()])", tail, maxsplit=1)
-    last = pieces[0]
-    rest = "".join(pieces[1:]).strip() if len(pieces) > 1 else ""
-    # a comma inside the last name: "Reset Wi-Fi, mobile & Bluetooth" (the words after it act on nothing)
-    if len(pieces) > 1 and pieces[1] == ",":
-        named = re.split(r"[,.;:!?()]", pieces[2], maxsplit=1)[0]
-        if named.strip() and len(named.split()) <= 4 and not is_imperative(named) and not _CLAUSE_WORD.match(named):
-            last = f"{last},{named}"
-            rest = pieces[2][len(named):].strip()
+    last, sep, after = (_TAIL_END.split(tail, maxsplit=1) + ["", ""])[:3]
+    # a comma or an "and" inside the last name: "Reset Wi-Fi, mobile & Bluetooth", "Backup and
+    # restore" (the words after it are a short name that acts on nothing)
+    while sep.strip().lower() in (",", "and"):
+        named, more_sep, more = (_TAIL_END.split(after, maxsplit=1) + ["", ""])[:3]
+        if not named.strip() or len(named.split()) > 4 or is_imperative(named) or _CLAUSE_WORD.match(named):
+            break
+        last = f"{last}{sep}{named}"
+        sep, after = more_sep, more
+    rest = (sep + after).strip()
     rest = re.sub(r"^(?:and|then|,|;|:|\.)+\s*", "", rest, flags=re.I).strip()
     if rest.lower().startswith(("and ", "then ")):
         rest = rest.split(" ", 1)[1]

@@ -198,6 +198,27 @@ def test_breadcrumb_in_a_sentence_is_split_into_steps():
     assert find_blocks(_snips(("/html/body/p", "I looked around in Settings > Connections but found nothing."))) == []
 
 
+@pytest.mark.parametrize("sentence,steps", [
+    # real help texts (../shared/real-text): an "and" or a comma inside the last name
+    ("Tap Settings > Accounts and backup > Backup and restore .",
+     ["Tap Settings", "Tap Accounts and backup", "Tap Backup and restore"]),
+    ("Go to Settings > [ your name ] > Password and Security.",
+     ["Go to Settings", "Tap [ your name ]", "Tap Password and Security"]),
+    ("Head to Settings > Mail, Contacts, Calendars and tap on the account you want to change.",
+     ["Head to Settings", "Tap Mail, Contacts, Calendars", "Tap on the account you want to change."]),
+    ("Go to Settings > Apps and Notifications and tap the app.",
+     ["Go to Settings", "Tap Apps and Notifications", "Tap the app."]),
+    ("Go to Settings > Reset Wi-Fi, mobile & Bluetooth and tap Reset settings.",
+     ["Go to Settings", "Tap Reset Wi-Fi, mobile & Bluetooth", "Tap Reset settings."]),
+    # ... but an action after the "and" ends the path
+    ("Go to Settings > Display and turn on Dark theme.", ["Go to Settings", "Tap Display", "Turn on Dark theme."]),
+    ("Go to Settings > Display, and turn on dark mode.", ["Go to Settings", "Tap Display", "Turn on dark mode."]),
+])
+def test_a_paths_last_name_keeps_its_and_or_comma(sentence, steps):
+    blocks = find_blocks(_snips(("/html/body/p", sentence)))
+    assert [b.steps for b in blocks if b.kind == "breadcrumb"] == [steps]
+
+
 def test_nested_action_items_join_their_list():
     blocks = find_blocks(_snips(
         ("/html/body/ol/li[1]", "Go to Settings:"),

@@ -188,13 +188,14 @@ def test_brave_connection_refused_is_a_search_error():
 
 def test_brave_rate_limit_spaces_requests():
     with serve({"/search": _brave_imitation(3)}) as srv:
-        backend = _brave(srv, requests_per_second=20.0)
+        backend = _brave(srv, requests_per_second=5.0)
         for i in range(4):
             backend.search(Query(qid=f"q{i}", query="x"), top_n=3)
         times = [r.at for r in srv.requests]
         gaps = [b - a for a, b in zip(times, times[1:])]
-        # 20 requests per second: at least ~50 ms between two requests
-        assert len(gaps) == 3 and min(gaps) >= 0.04
+        # 5 requests per second: 200 ms between two requests as the client sends them; the server's
+        # clock sees them with a loaded machine's jitter, hence the margin
+        assert len(gaps) == 3 and min(gaps) >= 0.12
 
 
 # --- politeness helpers ---------------------------------------------------------------------
