@@ -98,7 +98,9 @@ class HTTPTestServer:
         #: every request received, in arrival order
         self.requests: list[Request] = []
         self.in_flight = 0
-        #: the largest number of requests being handled at the same time
+        #: the largest number of requests received and not yet answered at the same time (a request
+        #: stops counting when its answer starts to go out: the client cannot have it before then, so
+        #: a client that waits for answers is never seen with more than it sends)
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -203,6 +205,7 @@ def _make_handler(server: HTTPTestServer) -> type:
                 server.requests.append(req)
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            self._counted = True
             try:
                 reply = server._resolve(req)
                 if reply is None:
@@ -214,12 +217,19 @@ def _make_handler(server: HTTPTestServer) -> type:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client hung up (a size cap or a timeout): expected
             finally:
+                self._answered()
+
+        def _answered(self) -> None:
+            """The request no longer counts as in flight (once)."""
+            if getattr(self, "_counted", False):
+                self._counted = False
                 with server._lock:
                     server.in_flight -= 1
 
         def _send(self, reply: Reply) -> None:
             if reply.delay_s and server._stopping.wait(reply.delay_s):
                 return
+            self._answered()
             self.send_response(reply.status)
             headers = dict(reply.headers)
             if isinstance(reply.body, (bytes, bytearray)):
