@@ -523,6 +523,12 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _next_part(text: str) -> tuple[str, str, str]:
+    """(the words before the first ``_TAIL_END``, that separator, the rest); ("", "", "") pads."""
+    part, sep, rest = (_TAIL_END.split(text, maxsplit=1) + ["", ""])[:3]
+    return part, sep, rest
+
+
 def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     """"Go to Settings > Display > Dark theme and turn it on." ->
     (steps, told as an action?, the rest of the sentence: "turn it on")."""
@@ -546,11 +552,11 @@ def _split_breadcrumb(text: str) -> Optional[tuple[list[str], bool, str]]:
     verb_match = _LEAD_IN.search(lead_in + " ")
     imperative_lead = bool(verb_match) and verb_match.group(0).split()[0].lower() not in ("in", "under")
     # the last part ends where the sentence goes on ("and turn it on", ", then")
-    last, sep, after = (_TAIL_END.split(tail, maxsplit=1) + ["", ""])[:3]
+    last, sep, after = _next_part(tail)
     # a comma or an "and" inside the last name: "Reset Wi-Fi, mobile & Bluetooth", "Backup and
     # restore" (the words after it are a short name that acts on nothing)
     while sep.strip().lower() in (",", "and"):
-        named, more_sep, more = (_TAIL_END.split(after, maxsplit=1) + ["", ""])[:3]
+        named, more_sep, more = _next_part(after)
         if not named.strip() or len(named.split()) > 4 or is_imperative(named) or _CLAUSE_WORD.match(named):
             break
         last = f"{last}{sep}{named}"

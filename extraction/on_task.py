@@ -79,13 +79,13 @@ def names_task_or_settings(steps: list[str], query: str, distinctive: Iterable[s
     """
     if "gear" in terms(" ".join(steps)):
         return True
-    named = set().union(*(named_words(step) for step in steps)) if steps else set()
+    named = set().union(*(named_words(step) for step in steps))
     if "setting" in named:
         return True
+    asked = set(terms(query)) - _NAME_ENDS
+    named |= set().union(*(_purpose_words(step, asked) for step in steps))
     wanted = _query_forms(distinctive, query)
-    if any(_alike(w, s) for w in wanted for s in named):
-        return True
-    return any(_alike(w, s) for step in steps for w in wanted for s in _purpose_words(step, query))
+    return any(_alike(w, s) for w in wanted for s in named)
 
 
 #: a word token (with inner dots, hyphens and apostrophes: "Facebook.com", "Wi-Fi", "phone's") or
@@ -147,10 +147,9 @@ def _run(tokens: list[str], start: int, capitals: bool) -> list[str]:
 _PURPOSE = re.compile(r"\bto (\w+)\b([^.,;:!?]*)", re.IGNORECASE)
 
 
-def _purpose_words(step: str, query: str) -> set[str]:
-    """The words of a purpose clause whose verb is the query's ("to change the wallpaper" for
-    "change wallpaper"): the step says it does the query's action."""
-    asked = set(terms(query)) - _NAME_ENDS
+def _purpose_words(step: str, asked: AbstractSet[str]) -> set[str]:
+    """The words of a purpose clause whose verb is one of the query's words ``asked`` ("to change
+    the wallpaper" for "change wallpaper"): the step says it does the query's action."""
     found: set[str] = set()
     for verb, rest in _PURPOSE.findall(fold_unicode(step)):
         if stem(verb.lower()) in asked:
