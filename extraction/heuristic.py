@@ -70,7 +70,7 @@ from extraction.blocks import (HEADING_LEVELS, IMPERATIVE_VERBS, UI_WORDS, Block
 from extraction.on_task import about_settings, names_task_or_settings, same_task
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
-from extraction.tidy import phone_part, tidy_steps
+from extraction.tidy import finish_steps
 from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.platforms import brand_of, platform_of, wanted_brand, wanted_platform
 from verirank_core.text import stem, terms, words
@@ -247,23 +247,6 @@ def _looks_stuffed(page: CleanedPage) -> Optional[str]:
     if count >= 8 and share >= 0.08:
         return f"keyword stuffing: '{' '.join(top)}' makes up {share:.0%} of the page's word pairs"
     return None
-
-
-def _dedupe(steps: list[str]) -> list[str]:
-    """Steps without repeats (a step shown twice, as a caption and as text, is one step).
-
-    A short step may come back later ("Tap Next" on two screens of a wizard); only
-    a step repeated right away, or a longer one repeated anywhere, is a duplicate.
-    """
-    seen: set[tuple[str, ...]] = set()
-    out: list[str] = []
-    for s in steps:
-        key = tuple(_tokens(s))
-        if key and ((out and key == tuple(_tokens(out[-1]))) or (key in seen and len(key) >= 4)):
-            continue
-        seen.add(key)
-        out.append(s)
-    return out
 
 
 @lru_cache(maxsize=1024)
@@ -541,10 +524,9 @@ class HeuristicExtractor(Extractor):
         # another device's part leaves the steps; outcomes ending an action's step and trailing notes
         # do too, and with the section's heading ("How do I ...?", "On Samsung phones") and the step
         # titles they become context for the agent
-        own, elsewhere = phone_part(best.block.steps)
+        steps, dropped, elsewhere = finish_steps(best.block.steps)
         if elsewhere:
             notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
-        steps, dropped = tidy_steps(_dedupe(own))
         start = answer_start(steps, _query_words(query.query)[1])
         if start:
             notes.append(f"left out {start} step(s) of another task before the answer ({steps[0][:40]!r} ...)")

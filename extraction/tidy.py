@@ -21,6 +21,9 @@ Another device's part of the page ("On your Mac, ...") leaves the steps too
 What is taken out is kept, in page order, as context (``Extraction.context``):
 the agent may read it, it never acts on it. A step that also holds an action
 ("If a pop-up appears, tap OK") stays whole.
+
+Both extractors end with :func:`finish_steps`, so a step list reads the same
+whether the heuristic or an LLM picked it.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ import re
 
 from extraction.blocks import is_imperative
 from verirank_core.platforms import COMPUTER_WORDS
+from verirank_core.text import words
 
-__all__ = ["tidy_steps", "phone_part", "is_outcome", "is_aside"]
+__all__ = ["finish_steps", "dedupe", "tidy_steps", "phone_part", "is_outcome", "is_aside"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 #: notes, tips and extras that follow the steps
@@ -115,3 +119,31 @@ def tidy_steps(steps: list[str]) -> tuple[list[str], list[str]]:
         return kept, context
     context.extend(kept[end:])
     return kept[:end], context
+
+
+def dedupe(steps: list[str]) -> list[str]:
+    """Steps without repeats (a step shown twice, as a caption and as text, is one step).
+
+    A short step may come back later ("Tap Next" on two screens of a wizard); only
+    a step repeated right away, or a longer one repeated anywhere, is a duplicate.
+    """
+    seen: set[tuple[str, ...]] = set()
+    out: list[str] = []
+    for s in steps:
+        key = tuple(words(s))
+        if key and ((out and key == tuple(words(out[-1]))) or (key in seen and len(key) >= 4)):
+            continue
+        seen.add(key)
+        out.append(s)
+    return out
+
+
+def finish_steps(steps: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(steps, context, another device's steps): the last pass over any extractor's chosen steps.
+
+    Another device's part leaves first, then repeats; then outcomes ending an
+    action's step and trailing asides move to the context.
+    """
+    own, elsewhere = phone_part(steps)
+    kept, context = tidy_steps(dedupe(own))
+    return kept, context, elsewhere

@@ -102,6 +102,42 @@ def test_steps_are_cut_to_max_steps(server):
     assert "first 3 of 8" in out.reason
 
 
+def test_the_models_steps_get_the_same_last_pass_as_the_heuristics(server):
+    # what a model copies "as written" from a real help page: a step shown twice (caption and
+    # text), an outcome ending an action, a part for the computer, and a trailing tip
+    steps = ["Open the Settings app on your Galaxy.",
+             "Tap Display. A new screen will appear.",
+             "Tap Display. A new screen will appear.",
+             "On your Mac, open System Settings.",
+             "Click Displays.",
+             "On your Android phone, turn on Dark theme.",
+             "Tip: you can also add a Quick Settings tile."]
+    server.script([json.dumps({"has_steps": True, "reason": "", "steps": steps})])
+    page = PAGE.model_copy(update={"title": "Dark mode on Samsung Galaxy phones"})
+    out = make_extractor(server).extract(QUERY, page)
+    assert out.steps == ["Open the Settings app on your Galaxy.", "Tap Display.",
+                         "On your Android phone, turn on Dark theme."]
+    assert out.context == ["A new screen will appear.", "Tip: you can also add a Quick Settings tile."]
+    assert "left out 2 step(s) for another device" in out.reason
+    # the stated platform and maker reach the ranker's features, as from the heuristic
+    assert (out.stated_platform, out.stated_device) == ("android", "samsung")
+
+
+def test_no_steps_state_no_platform(server):
+    server.script([NONE_REPLY])
+    page = PAGE.model_copy(update={"title": "Dark mode on the iPhone"})
+    out = make_extractor(server).extract(QUERY, page)
+    assert out.steps == [] and out.stated_platform is None and out.context == []
+
+
+def test_the_prompt_asks_for_the_querys_part_and_keeps_other_platforms(server):
+    server.script([NONE_REPLY])
+    make_extractor(server).extract(QUERY, PAGE)
+    system = server.requests[0]["messages"][0]["content"]
+    assert "copy only that part" in system
+    assert "another phone, brand or system version still answer the question" in system
+
+
 def test_long_html_is_cut_to_max_llm_chars(server):
     body = "".join(f"<p>Paragraph number {i} about something.</p>" for i in range(200))
     page = PAGE.model_copy(update={"html": f"<html><body>{body}<p>THE-TAIL</p></body></html>"})
