@@ -135,9 +135,11 @@ def named_words(step: str) -> set[str]:
 
 def _run(tokens: list[str], start: int, capitals: bool) -> list[str]:
     """The words from ``start`` up to a small word or a mark; with ``capitals``, a capitalised small
-    word goes on with the name ("Show On Lock Screen")."""
+    word goes on with the name ("Show On Lock Screen"). An "&" between words is inside the name
+    ("Accounts & sync", "Security & lock screen"); a word "and" is not ("Open Facebook and tap")."""
     end = start
-    while end < len(tokens) and tokens[end][0].isalnum() and (
+    while end < len(tokens) and (tokens[end][0].isalnum() or (
+            tokens[end] == "&" and end > start and end + 1 < len(tokens) and tokens[end + 1][0].isalnum())) and (
             tokens[end].lower() not in _NAME_ENDS or (capitals and end > start and tokens[end][0].isupper())):
         end += 1
     return tokens[start:end]

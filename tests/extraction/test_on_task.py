@@ -167,6 +167,11 @@ def test_which_steps_name_the_task_or_settings(steps, query, named):
     ("Step 3: tap the keyboard icon.", {"keyboard", "icon"}, {"tap", "3"}),
     ('In the app, tap "wifi calling".', {"wifi", "calling"}, set()),
     ("Open the mail message to open Safari or your default browser.", {"mail", "safari"}, {"default", "browser"}),
+    # an "&" is inside a UI name; a word "and" ends it
+    ("Tap Accounts & sync .", {"account", "sync"}, set()),
+    ("Go to Security & lock screen.", {"security", "lock", "screen"}, set()),
+    ("Tap & hold the icon.", set(), {"hold", "icon"}),
+    ("Open Facebook and tap your profile.", {"facebook"}, {"profile"}),
 ])
 def test_the_words_a_step_names(step, named, not_named):
     from extraction.on_task import named_words
