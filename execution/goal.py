@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
-__all__ = ["Goal", "read_goal", "words_of", "fit", "names_head", "card_titles"]
+__all__ = ["Goal", "read_goal", "words_of", "name_words", "fit", "names_head", "card_titles"]
 
 #: what the reader wants done to the goal control
 Want = Literal["on", "off", "either", "see", "open", "set"]
@@ -85,6 +85,16 @@ def words_of(text: str) -> list[str]:
         if w and w not in _STOP:
             out.append(w)
     return out
+
+
+#: makers' names: the phone in "on a Samsung", but part of a thing's name in "Samsung account"
+_BRANDS = frozenset("samsung galaxy pixel oneplus google".split())
+
+
+def name_words(text: str) -> set[str]:
+    """:func:`words_of` with makers' names kept: the words that tell one named thing from another
+    ("Samsung account" from "Accounts", which :func:`words_of` reads alike)."""
+    return set(words_of(text)) | (set(re.findall(r"[a-z0-9]+", text.lower())) & _BRANDS)
 
 
 def _same_word(a: str, b: str) -> bool:

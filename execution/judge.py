@@ -30,7 +30,11 @@ F4 = ``completion``, capped at ``navigation_only_cap`` (0.5) unless the
   a switch in the asked *final net state* (already so counts, recorded as
   ``goal_met_before``), the control opened or its screen reached, a "check X"
   screen showing X, a "set X to V" value chosen. Steps after the one that
-  reached the goal are not needed for it and leave completion alone. Without a
+  reached the goal are not needed for it and leave completion alone, unless
+  one names the goal more fully with the question's own words ("Samsung
+  account" after "Accounts", for "create a Samsung account"): then the goal
+  is where that step points, and it is reached only if that step was
+  followed. Without a
   readable question, the page's last actionable step must be a committing one
   (toggle/set/select/type) that was effective.
 
@@ -52,7 +56,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 from execution.distill import Control, control_from_json
-from execution.goal import read_goal
+from execution.goal import name_words, read_goal
 from execution.goal_check import GoalCheck, Screen, check_goal
 from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_step_in_context
@@ -162,7 +166,12 @@ class HeuristicJudge(Judge):
             check = check_goal(goal, traj.steps, screens, final, similar if self.use_embeddings else None, traj.app,
                                traj.instructions)
             terminal, why = check.reached, check.why
-            if check.reached and check.step is not None:
+            further = self._goal_named_further(traj, rows, check) if check.reached else None
+            if further is not None:
+                step, name = further
+                terminal, why = False, (f"{check.why}, but step {step + 1} names the goal more fully ({name!r}) "
+                                        "and was not followed")
+            elif check.reached and check.step is not None:
                 # the steps after the goal was reached are not needed for it (the reader has what
                 # was asked); the step that reached it did its part
                 for r in rows:
@@ -235,6 +244,34 @@ class HeuristicJudge(Judge):
                 row["kind"] = last_intent.kind
             rows.append(row)
         return rows
+
+    @staticmethod
+    def _goal_named_further(traj: Trajectory, rows: list[dict[str, Any]], check: GoalCheck
+                            ) -> Optional[tuple[int, str]]:
+        """A later step naming the reached goal with more of the question's words, not followed.
+
+        The reader stops where the question is answered, unless the page's own steps name the
+        answer further on: after "Tap Accounts", "Tap Samsung account" is the goal of "create a
+        Samsung account"; after "Display", "Smart display" is that of "smart display". A person
+        who cannot find that item has not reached the goal (this phone has no Samsung account).
+        """
+        if check.step is None or not check.control or not traj.query:
+            return None
+        reached = name_words(check.control)
+        asked = name_words(traj.query)
+        if not reached:
+            return None
+        for row in rows:
+            i = row["step"]
+            if i <= check.step or not row["actionable"] or row["done"]:
+                continue
+            for intent in parse_step_in_context(traj.instructions, i):
+                for name in (intent.target, intent.value):
+                    words = name_words(name or "")
+                    more = words - reached
+                    if reached < words and more <= asked:
+                        return i, name or ""
+        return None
 
     @staticmethod
     def _last_step_commits(last: Optional[dict[str, Any]]) -> tuple[bool, str]:

@@ -274,3 +274,26 @@ def test_a_row_named_by_part_of_the_question_is_a_place_not_the_goal():
                       ["Open Settings.", "Tap System.", "Tap Accessibility."],
                       [step(1, HOME, "System"), step(2, system, "Accessibility")], access)
     assert HeuristicJudge(use_embeddings=True).judge(traj).score < 1.0
+
+
+def test_a_later_step_naming_the_goal_more_fully_must_be_followed():
+    # "Accounts" says the question's "account"; the page then names the thing asked for more fully,
+    # "Samsung account", which this phone lacks: the reader has not created a Samsung account
+    home = screen("Settings", row("Display", y=1), row("Accounts", y=2), row("System", y=3))
+    accounts = screen("Accounts", row("Add Account", y=1), row("Automatically sync app data", True, y=2))
+    steps = ["Open Settings.", "Tap Accounts.", "Tap Add account.", "Tap Samsung account."]
+    records = [step(1, home, "Accounts"), step(2, accounts, "Add Account", done=False)]
+    res = JUDGE.judge(trajectory("how to create a samsung account", steps, records, accounts,
+                                 stop=StopReason.NO_ACTION))
+    assert res.score < 1.0 and res.detail[-1]["terminal"] is False
+    assert "step 4 names the goal more fully ('Samsung account')" in res.detail[-1]["why"]
+    # a question that does not name Samsung is answered at Accounts; the later step is another
+    # provider's business, after the goal
+    res = JUDGE.judge(trajectory("how to manage accounts", steps, records, accounts, stop=StopReason.NO_ACTION))
+    assert res.score == 1.0, res.detail[-1]
+    # the fuller name followed: the reader got there
+    samsung = screen("Samsung account", row("Create account", y=1))
+    followed = [step(1, home, "Accounts"), step(2, accounts, "Add Account"),
+                step(3, screen("Add an account", row("Samsung account", y=1)), "Samsung account")]
+    res = JUDGE.judge(trajectory("how to create a samsung account", steps, followed, samsung))
+    assert res.score == 1.0, res.detail[-1]
