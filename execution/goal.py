@@ -125,6 +125,9 @@ class Goal:
     phrase: str = ""
     #: every name the question offers ("rtt or tty"): any of them is the goal
     alternatives: tuple[frozenset[str], ...] = field(default=())
+    #: the words of what is asked, its verb and object, makers' names kept (:func:`name_words`):
+    #: {creat, samsung, account} for "create a Samsung account"; no qualifier ("on a Galaxy S10")
+    asked: frozenset[str] = frozenset()
 
     def describe(self) -> str:
         return f"{self.want} {self.phrase!r}" + (f" -> {[t for t, _ in self.titles]}" if self.titles else "")
@@ -187,11 +190,13 @@ def read_goal(query: Optional[str], knowledge: Any = None) -> Optional[Goal]:
         if len(parts) > 1:
             alternatives = parts
     context = frozenset(words_of(q)) - frozenset(head)
-    verb = words_of(q[: len(q) - len(obj)]) if q.endswith(obj) else []
+    lead = q[: len(q) - len(obj)] if q.endswith(obj) else ""
+    verb = words_of(lead)
     titles = card_titles(knowledge, set(verb) | set(head), set(verb) | set(words_of(clause)), frozenset(head)) \
         if knowledge is not None else ()
     return Goal(want=want, words=frozenset(head), context=context, value=value, titles=titles,
-                phrase=head_text.strip(), alternatives=alternatives if len(alternatives) > 1 else ())
+                phrase=head_text.strip(), alternatives=alternatives if len(alternatives) > 1 else (),
+                asked=frozenset(name_words(lead) | name_words(head_text)))
 
 
 def card_titles(knowledge: Any, head: set[str], clause: set[str], exact: frozenset[str] = frozenset()

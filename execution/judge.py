@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 from execution.distill import Control, control_from_json
-from execution.goal import name_words, read_goal
+from execution.goal import Goal, name_words, read_goal
 from execution.goal_check import GoalCheck, Screen, check_goal
 from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_step_in_context
@@ -166,7 +166,7 @@ class HeuristicJudge(Judge):
             check = check_goal(goal, traj.steps, screens, final, similar if self.use_embeddings else None, traj.app,
                                traj.instructions)
             terminal, why = check.reached, check.why
-            further = self._goal_named_further(traj, rows, check) if check.reached else None
+            further = self._goal_named_further(traj, rows, check, goal) if check.reached else None
             if further is not None:
                 step, name = further
                 terminal, why = False, (f"{check.why}, but step {step + 1} names the goal more fully ({name!r}) "
@@ -246,7 +246,7 @@ class HeuristicJudge(Judge):
         return rows
 
     @staticmethod
-    def _goal_named_further(traj: Trajectory, rows: list[dict[str, Any]], check: GoalCheck
+    def _goal_named_further(traj: Trajectory, rows: list[dict[str, Any]], check: GoalCheck, goal: Goal
                             ) -> Optional[tuple[int, str]]:
         """A later step naming the reached goal with more of the question's words, not followed.
 
@@ -255,10 +255,10 @@ class HeuristicJudge(Judge):
         Samsung account"; after "Display", "Smart display" is that of "smart display". A person
         who cannot find that item has not reached the goal (this phone has no Samsung account).
         """
-        if check.step is None or not check.control or not traj.query:
+        if check.step is None or not check.control:
             return None
         reached = name_words(check.control)
-        asked = name_words(traj.query)
+        asked = goal.asked
         if not reached:
             return None
         for row in rows:

@@ -297,3 +297,18 @@ def test_a_later_step_naming_the_goal_more_fully_must_be_followed():
                 step(3, screen("Add an account", row("Samsung account", y=1)), "Samsung account")]
     res = JUDGE.judge(trajectory("how to create a samsung account", steps, followed, samsung))
     assert res.score == 1.0, res.detail[-1]
+
+
+def test_the_phone_a_question_is_asked_on_does_not_name_the_goal_further():
+    # "on a Samsung Galaxy" says which phone; a later "Galaxy ringtones" row is that phone's, a
+    # choice after the goal, not a fuller name of what is asked
+    sound = screen("Sounds & vibration", row("Ringtone", y=1), row("Vibrate for calls", False, y=2))
+    ringtone = screen("Ringtone", row("Oxygen", y=1), row("Alarm", y=2))
+    steps = ["Open Settings.", "Tap Sounds & vibration.", "Tap Ringtone.", "Tap Galaxy ringtones."]
+    records = [step(1, HOME, "Sounds & vibration"), step(2, sound, "Ringtone")]
+    res = JUDGE.judge(trajectory("how to change the ringtone on a samsung galaxy", steps, records, ringtone,
+                                 stop=StopReason.NO_ACTION))
+    assert res.score == 1.0, res.detail[-1]
+    res = JUDGE.judge(trajectory("how to change the galaxy ringtone", steps, records, ringtone,
+                                 stop=StopReason.NO_ACTION))
+    assert res.score < 1.0 and "names the goal more fully ('Galaxy ringtones')" in res.detail[-1]["why"]
