@@ -65,7 +65,7 @@ _VERB_WORDS = frozenset(w for v, _, _ in _VERBS for w in v.split())
 
 _LEAD_RE = re.compile(
     r"^(?:(?:step\s*\d+\s*[:.)-]?)|(?:\d+\s*[.):-])|[-*•·]|(?:now|then|next|finally|first|lastly|also|"
-    r"simply|just|please|afterwards|after that|once there|once (?:it|this) (?:opens|is open)|"
+    r"simply|just|please|repeatedly|afterwards|after that|once there|once (?:it|this) (?:opens|is open)|"
     r"(?:do )?(?:one|any) of the following:|"
     r"you (?:can|need to|should|must|will need to|have to|may|want to)(?: also| then| now| simply)?|"
     r"(?:on|in|from) (?:the|your) (?:home screen|app drawer|next screen|screen|menu|list)),?)\s*",
@@ -120,12 +120,15 @@ _QUALIFIER_RE = re.compile(
     r"(?:at|from|on|in|near) (?:the )?(?:bottom|top|upper|lower|left|right)\b|"
     r"(?:below|above|beneath|underneath)\b|"
     r"(?:for|on) (?:a |about )?(?:few )?seconds?\b|"
-    r"(?:once|twice|three times|\w+ times)$|"
+    r"(?:(?:about|around|at least) )?(?:\w+ (?:or|to) )?(?:once|twice|\w+ times)$|"
     r"(?:there|here)$|"
     r"(?:if|when|whenever|once|after|as)\s+(?:it|you|prompted|asked|needed|necessary|available|applicable|shown|one)\b"
     r").*$",
     re.IGNORECASE,
 )
+#: a repeat said after the name ("Tap the Record button again", "Tap Build number repeatedly");
+#: "Try again" is a button's name
+_AGAIN_RE = re.compile(r"(?<!\btry)\s+(?:again|repeatedly)$", re.IGNORECASE)
 _TRAILING_NOISE_RE = re.compile(
     r"\s+(?:(?:at|near|on|in|from|under) (?:the )?(?:top|bottom|list|menu|screen|page|right|left|"
     r"corner|top right|top left|bottom right|bottom left|upper right|lower right)(?: (?:of|on) the (?:screen|page|list|menu))?|"
@@ -233,6 +236,7 @@ def _clean_target(text: str) -> Optional[str]:
         if cut:
             t = cut
         t = _TRAILING_NOISE_RE.sub("", t).strip(" .,:;!")
+        t = _AGAIN_RE.sub("", t)
         t = _GENERIC_HEAD_RE.sub("", t).strip()
         stripped = _GENERIC_TAIL_RE.sub("", t).strip()
         if stripped:

@@ -214,9 +214,13 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         if until:
             target = until.group(1)  # "Scroll down the Settings menu until you find System Settings"
         target = _PURPOSE_RE.sub("", target)
+        # "Scroll down again", "Scroll all the way to the bottom of the list again"
+        target = re.sub(r"^again\b\s*|\s*\bagain$", "", target.strip(" .,"), flags=re.IGNORECASE)
+        target = re.sub(r"^all the way(?: (?:down|up))?\s*(?=to\b|$)", "", target, flags=re.IGNORECASE)
         target = re.sub(r"^(?:to|until you (?:see|find)|and (?:find|look for))\s*", "", target, flags=re.IGNORECASE)
         target = re.sub(r"^(?:on|in) (?:the |your )?[\w ]{0,30}(?:screen|page|list|menu)$", "", target, flags=re.IGNORECASE)
-        target = re.sub(r"^(?:the )?(?:bottom|top|end)(?: of the (?:page|list|screen|menu))?$", "", target, flags=re.IGNORECASE)
+        target = re.sub(r"^(?:the )?(?:very )?(?:bottom|top|end)(?: of the (?:page|list|screen|menu))?$", "", target,
+                        flags=re.IGNORECASE)
         cleaned = _clean_target(target) if target else None
         return [Intent("scroll", cleaned, direction=direction)]
     if kind in ("back", "home", "enter"):

@@ -13,6 +13,15 @@ def _d(step: str) -> list[str]:
 
 
 @pytest.mark.parametrize("step, intents", [
+    # a repeat is not part of a name (real-text: "Scroll down again and find the Build number entry"),
+    # but "Try again" is a button
+    ("Scroll down again and find the Build number entry.", ["scroll down", "tap 'Build number'"]),
+    ("Tap the Record button again.", ["tap 'Record'"]),
+    ("Open Settings again and tap Apps & notifications .", ["open 'Settings'", "tap 'Apps & notifications'"]),
+    ("Scroll all the way to the bottom of the list again, and press About phone .", ["scroll down", "tap 'About phone'"]),
+    ("Tap Try again.", ["tap 'Try again'"]),
+    ("Repeatedly tap Build number.", ["tap 'Build number'"]),
+    ("Tap on Build number repeatedly.", ["tap 'Build number'"]),
     # location prefixes, also with the comma inside the quotes and with crawl-broken words
     ("Under 'Personal,' tap Location access", ["tap 'Location access'"]),
     ("U nder \u201cPersonal,\u201d tap Location access .", ["tap 'Location access'"]),
