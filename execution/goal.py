@@ -97,9 +97,23 @@ def name_words(text: str) -> set[str]:
     return set(words_of(text)) | (set(re.findall(r"[a-z0-9]+", text.lower())) & _BRANDS)
 
 
+#: what may follow a word's stem in another form of it ("rotat" + "ion", "custom" + "ize"); a word
+#: that goes on with another word is another word ("chrome" + "cast", "time" + "out", "blue" + "tooth")
+_WORD_ENDINGS = frozenset("""e s es d ed er ers ing ion ions ation ations ization isation ize ise ized ure uration
+    ment ments al ally ly ic ical ically ity ive able ible or ors y""".split())
+#: clipped forms that stand for longer words ("auto" for "automatically", "sync" for "synchronise")
+_CLIPPED = frozenset({"auto", "sync"})
+
+
 def _same_word(a: str, b: str) -> bool:
-    """Equal, or one a clipped form of the other ("auto" / "automatically")."""
-    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+    """Equal, another form of the same word ("rotat" / "rotation", "customiz" / "customize"), or a
+    clipped form of it ("auto" / "automatically"); never a longer word ("chrome" / "chromecast")."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if len(short) < 4 or not long_.startswith(short):
+        return False
+    return short in _CLIPPED or long_[len(short):] in _WORD_ENDINGS
 
 
 def _matched(label_words: set[str], words: frozenset[str]) -> set[str]:
