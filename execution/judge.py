@@ -255,11 +255,8 @@ class HeuristicJudge(Judge):
         Samsung account"; after "Display", "Smart display" is that of "smart display". A person
         who cannot find that item has not reached the goal (this phone has no Samsung account).
         """
-        if check.step is None or not check.control:
-            return None
-        reached = name_words(check.control)
-        asked = goal.asked
-        if not reached:
+        reached = name_words(check.control or "")
+        if check.step is None or not reached:
             return None
         for row in rows:
             i = row["step"]
@@ -268,8 +265,7 @@ class HeuristicJudge(Judge):
             for intent in parse_step_in_context(traj.instructions, i):
                 for name in (intent.target, intent.value):
                     words = name_words(name or "")
-                    more = words - reached
-                    if reached < words and more <= asked:
+                    if reached < words and words - reached <= goal.asked:
                         return i, name or ""
         return None
 
