@@ -23,12 +23,14 @@ __all__ = ["Goal", "read_goal", "words_of", "name_words", "fit", "names_head", "
 #: what the reader wants done to the goal control
 Want = Literal["on", "off", "either", "see", "open", "set"]
 
+#: makers' names: the phone in "on a Samsung", but part of a thing's name in "Samsung account"
+_MAKERS = frozenset("samsung galaxy pixel oneplus google".split())
 #: words that name no setting: function words, the device, "settings", "option"
-_STOP = frozenset("""
+_STOP = _MAKERS | frozenset("""
 a an the to of for on off in at by with from into onto my your our their its his her me i we you it this that these
 those how what which where when why whether if is are be been being do does did can could should would will have has
 had much many there here then than so as or and not no yes all any every some one each own up out about just only
-phone phones device devices tablet smartphone iphone ipad samsung galaxy pixel oneplus google
+phone phones device devices tablet smartphone iphone ipad
 setting settings option options menu app_settings screen_settings feature features mode default
 """.split())
 #: words kept for matching but too general to name a setting on their own
@@ -87,14 +89,10 @@ def words_of(text: str) -> list[str]:
     return out
 
 
-#: makers' names: the phone in "on a Samsung", but part of a thing's name in "Samsung account"
-_BRANDS = frozenset("samsung galaxy pixel oneplus google".split())
-
-
 def name_words(text: str) -> set[str]:
     """:func:`words_of` with makers' names kept: the words that tell one named thing from another
     ("Samsung account" from "Accounts", which :func:`words_of` reads alike)."""
-    return set(words_of(text)) | (set(re.findall(r"[a-z0-9]+", text.lower())) & _BRANDS)
+    return set(words_of(text)) | (set(re.findall(r"[a-z0-9]+", text.lower())) & _MAKERS)
 
 
 #: what may follow a word's stem in another form of it ("rotat" + "ion", "custom" + "ize"); a word

@@ -154,7 +154,9 @@ class HeuristicJudge(Judge):
         def after(k: int) -> Optional[Screen]:
             return screens[k + 1] if k + 1 < len(screens) else final
 
-        rows = self._step_rows(traj, screens, after, matcher)
+        # in context: "Enable it there." after a breadcrumb names the breadcrumb's last item
+        intents = [parse_step_in_context(traj.instructions, i) for i in range(len(traj.instructions))]
+        rows = self._step_rows(traj, intents, screens, after, matcher)
         actionable = [r for r in rows if r["actionable"]]
         goal = read_goal(traj.query, kb) if traj.query else None
         check: Optional[GoalCheck] = None
@@ -166,7 +168,7 @@ class HeuristicJudge(Judge):
             check = check_goal(goal, traj.steps, screens, final, similar if self.use_embeddings else None, traj.app,
                                traj.instructions)
             terminal, why = check.reached, check.why
-            further = self._goal_named_further(traj, rows, check, goal) if check.reached else None
+            further = self._goal_named_further(intents, rows, check, goal) if check.reached else None
             if further is not None:
                 step, name = further
                 terminal, why = False, (f"{check.why}, but step {step + 1} names the goal more fully ({name!r}) "
@@ -209,14 +211,12 @@ class HeuristicJudge(Judge):
 
     # --- one step at a time -------------------------------------------------------------
 
-    def _step_rows(self, traj: Trajectory, screens: list[Screen], after: Callable[[int], Optional[Screen]],
-                   matcher: Matcher) -> list[dict[str, Any]]:
+    def _step_rows(self, traj: Trajectory, step_intents: list[list[Intent]], screens: list[Screen],
+                   after: Callable[[int], Optional[Screen]], matcher: Matcher) -> list[dict[str, Any]]:
         """One row per instruction step: actionable, acted, done, effective (module docstring)."""
         undone = self._undone(traj, screens, after)
         rows: list[dict[str, Any]] = []
-        for i, text in enumerate(traj.instructions):
-            # in context: "Enable it there." after a breadcrumb names the breadcrumb's last item
-            intents = parse_step_in_context(traj.instructions, i)
+        for i, intents in enumerate(step_intents):
             row: dict[str, Any] = {"step": i, "actionable": bool(intents), "acted": False, "done": False, "effect": False}
             records = [(k, r) for k, r in enumerate(traj.steps) if r.step_index == i]
             row["acted"] = any(r.ok and not r.deviation for _, r in records)
@@ -246,8 +246,8 @@ class HeuristicJudge(Judge):
         return rows
 
     @staticmethod
-    def _goal_named_further(traj: Trajectory, rows: list[dict[str, Any]], check: GoalCheck, goal: Goal
-                            ) -> Optional[tuple[int, str]]:
+    def _goal_named_further(step_intents: list[list[Intent]], rows: list[dict[str, Any]], check: GoalCheck,
+                            goal: Goal) -> Optional[tuple[int, str]]:
         """A later step naming the reached goal with more of the question's words, not followed.
 
         The reader stops where the question is answered, unless the page's own steps name the
@@ -262,7 +262,7 @@ class HeuristicJudge(Judge):
             i = row["step"]
             if i <= check.step or not row["actionable"] or row["done"]:
                 continue
-            for intent in parse_step_in_context(traj.instructions, i):
+            for intent in step_intents[i]:
                 for name in (intent.target, intent.value):
                     words = name_words(name or "")
                     if reached < words and words - reached <= goal.asked:

@@ -26,7 +26,7 @@ import re
 
 from verirank_core.extraction_config import CleanConfig, ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
-from extraction.tidy import finish_steps
+from extraction.tidy import device_note, finish_steps
 from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.llm import LLMClient
 from verirank_core.platforms import brand_of, platform_of
@@ -131,8 +131,7 @@ class LLMExtractor(Extractor):
         steps, context, elsewhere = finish_steps([s for s in steps if s])
         reason = data["reason"].strip()
         if elsewhere:
-            reason = (reason + "; " if reason else "") + (
-                f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
+            reason = (reason + "; " if reason else "") + device_note(elsewhere)
         if data["has_steps"] and not steps:
             reason = reason or "the model said the page has steps but listed none"
         elif not data["has_steps"]:

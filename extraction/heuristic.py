@@ -70,7 +70,7 @@ from extraction.blocks import (HEADING_LEVELS, IMPERATIVE_VERBS, UI_WORDS, Block
 from extraction.on_task import about_settings, names_task_or_settings, same_task
 from verirank_core.extraction_config import ExtractConfig
 from extraction.extractor import Extractor, ExtractorOutput
-from extraction.tidy import finish_steps
+from extraction.tidy import device_note, finish_steps
 from verirank_core.extraction_records import CleanedPage, Query
 from verirank_core.platforms import brand_of, platform_of, wanted_brand, wanted_platform
 from verirank_core.text import stem, terms, words
@@ -526,7 +526,7 @@ class HeuristicExtractor(Extractor):
         # titles they become context for the agent
         steps, dropped, elsewhere = finish_steps(best.block.steps)
         if elsewhere:
-            notes.append(f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)")
+            notes.append(device_note(elsewhere))
         start = answer_start(steps, _query_words(query.query)[1])
         if start:
             notes.append(f"left out {start} step(s) of another task before the answer ({steps[0][:40]!r} ...)")

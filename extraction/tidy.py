@@ -34,7 +34,7 @@ from extraction.blocks import is_imperative
 from verirank_core.platforms import COMPUTER_WORDS
 from verirank_core.text import words
 
-__all__ = ["finish_steps", "dedupe", "tidy_steps", "phone_part", "is_outcome", "is_aside"]
+__all__ = ["finish_steps", "device_note", "dedupe", "tidy_steps", "phone_part", "is_outcome", "is_aside"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 #: notes, tips and extras that follow the steps
@@ -147,3 +147,8 @@ def finish_steps(steps: list[str]) -> tuple[list[str], list[str], list[str]]:
     own, elsewhere = phone_part(steps)
     kept, context = tidy_steps(dedupe(own))
     return kept, context, elsewhere
+
+
+def device_note(elsewhere: list[str]) -> str:
+    """The extractor's note for another device's steps left out ("" when none were)."""
+    return f"left out {len(elsewhere)} step(s) for another device ({elsewhere[0][:40]!r} ...)" if elsewhere else ""

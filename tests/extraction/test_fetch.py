@@ -449,8 +449,8 @@ def test_per_host_concurrency_is_never_exceeded(cache, tmp_path):
     with serve(routes) as srv:
         results = [result(srv.url(f"/s{i}"), rank=i + 1) for i in range(10)]
         seen = []
-        # timeouts far above the server's delay: a read that timed out on a loaded machine would be
-        # retried while the server still counts the first request in flight
+        # timeouts far above the server's delay, so no request is retried on a loaded machine (the
+        # server counts a request until its answer starts to go out: support_http.HTTPTestServer)
         cfg = local_config(workers=6, per_host_concurrency=2, read_timeout_s=10.0, total_timeout_s=20.0)
         with JsonlAppender(tmp_path / "pages.jsonl", Page) as app:
             counts = Fetcher(cfg, cache).fetch_all(results, app, progress=seen.append)
