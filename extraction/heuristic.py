@@ -420,6 +420,13 @@ class HeuristicExtractor(Extractor):
                 s.rank_relevance = (s.relevance + s.own_relevance) / 2
         return scored
 
+    def _nearest_step(self, query: Query, steps: list[str]) -> float:
+        """The highest MiniLM cosine between the query and one of the steps."""
+        if not steps:
+            return 0.0
+        vecs = self.encoder.encode([query.query] + steps[:self.config.max_steps])
+        return float(max(vecs[1:] @ vecs[0]))
+
     # -- the Extractor interface --------------------------------------------------
 
     def extract(self, query: Query, page: CleanedPage) -> ExtractorOutput:
@@ -521,6 +528,15 @@ class HeuristicExtractor(Extractor):
                 best.block.steps, query.query, _query_words(query.query)[1]):
             return ExtractorOutput(reason=f"the best block ({best.block.kind}, relevance {best.relevance:.2f}) names "
                                           "neither the task nor the Settings app: another app's task")
+        # nor is a block none of whose steps comes near the query in meaning, whatever the title
+        # or heading above it says (an SEO page copies the query into both). Asked of Settings
+        # questions only, whose words MiniLM knows; another app's task may be told in names it does
+        # not ("Join a meeting" for "use Lync"). MiniLM reads English.
+        nearest = self._nearest_step(query, best.block.steps) if about_settings(query.app) else 1.0
+        if nearest < cfg.min_step_similarity and page.lang in (None, "en"):
+            return ExtractorOutput(reason=f"no step of the best block ({best.block.kind}) comes near the query in "
+                                          f"meaning (best cosine {nearest:.2f} < {cfg.min_step_similarity}): "
+                                          "another task under the query's title")
         # another device's part leaves the steps; outcomes ending an action's step and trailing notes
         # do too, and with the section's heading ("How do I ...?", "On Samsung phones") and the step
         # titles they become context for the agent

@@ -79,9 +79,10 @@ def names_task_or_settings(steps: list[str], query: str, distinctive: Iterable[s
     """
     if "gear" in terms(" ".join(steps)):
         return True
-    named = set().union(*(named_words(step) for step in steps))
-    if "setting" in named:
+    runs = [run for step in steps for run in _named_runs(step)]
+    if any(_is_settings_app(run) for run in runs):
         return True
+    named = set().union(*(terms(" ".join(run)) for run in runs))
     asked = set(terms(query)) - _NAME_ENDS
     named |= set().union(*(_purpose_words(step, asked) for step in steps))
     wanted = _query_forms(distinctive, query)
@@ -103,8 +104,32 @@ _DISCOURSE = frozenset("then next now first second third finally lastly also aft
 _BEFORE_OBJECT = frozenset("to into on off the a an your my up down out".split())
 
 
+#: words before "Settings" that still name the Settings app itself ("your phone's Settings",
+#: "the device settings", "System settings"), and words after it ("the Settings app")
+_SETTINGS_BEFORE = frozenset(stem(w) for w in "main phone s device android tablet iphone ipad system".split())
+_SETTINGS_AFTER = frozenset(stem(w) for w in "app application menu icon screen page option".split())
+
+
+def _is_settings_app(run: list[str]) -> bool:
+    """Does a name (its tokens, as written) name the Settings app, not another name holding the word
+    ("Quick Settings", "Import Settings", "the Advanced settings section", "the Setting dropdown")?
+    A capitalised name may follow: a path whose marks a crawl lost ("Tap Settings Connections Data
+    usage")."""
+    words = [terms(token) for token in run]
+    at = next((i for i, w in enumerate(words) if w == ["setting"]), None)
+    if at is None or not all(set(w) <= _SETTINGS_BEFORE for w in words[:at]):
+        return False
+    after = run[at + 1:]
+    return not after or after[0][0].isupper() or all(set(w) <= _SETTINGS_AFTER for w in words[at + 1:])
+
+
 def named_words(step: str) -> set[str]:
-    """The words (``terms``) a step names as things on the screen or places to go.
+    """The words (``terms``) a step names as things on the screen or places to go (:func:`_named_runs`)."""
+    return set().union(*(terms(" ".join(run)) for run in _named_runs(step)))
+
+
+def _named_runs(step: str) -> list[list[str]]:
+    """The names a step gives as things on the screen or places to go, each as its tokens.
 
     * a capitalised run that does not open a sentence, with the lower-case words that carry it
       on ("Tap Mobile data", "Tap System settings", "Select Paid memberships");
@@ -113,24 +138,27 @@ def named_words(step: str) -> set[str]:
       into your phone's settings");
     * a quoted name ('tap "wifi calling"').
     """
-    named: set[str] = set()
+    named: list[list[str]] = []
     for sentence in _SENTENCE_END.split(strip_marker(fold_unicode(step))[1]):
         tokens = _TOKEN.findall(sentence)
         # the leading verb comes after "Then", "Next," or "Finally," (and a step number a page
         # wrote into the step: "Step 2 Tap Display")
         lead = next((i for i, t in enumerate(tokens)
                      if t[0].isalnum() and t.lower() not in _DISCOURSE and not t.isdigit()), 0)
+        covered = 0  # a capitalised run is named whole: "Quick Settings" holds no "Settings" of its own
         for i, token in enumerate(tokens):
-            if i > lead and token[0].isupper():
-                named.update(terms(" ".join(_run(tokens, i, capitals=True))))
+            if i > lead and i >= covered and token[0].isupper():
+                run = _run(tokens, i, capitals=True)
+                covered = i + len(run)
+                named.append(run)
             if (i == lead or (i > 0 and tokens[i - 1].lower() == "then")) and token.lower() not in _NOT_A_VERB:
                 j = i + 1
                 while j < len(tokens) and tokens[j].lower() in _BEFORE_OBJECT:
                     j += 1
-                named.update(terms(" ".join(_run(tokens, j, capitals=False))))
+                named.append(_run(tokens, j, capitals=False))
         for quoted in re.findall(r'"([^"]{2,40})"', sentence):
-            named.update(terms(quoted))
-    return named
+            named.append(_TOKEN.findall(quoted))
+    return [run for run in named if run]
 
 
 def _run(tokens: list[str], start: int, capitals: bool) -> list[str]:

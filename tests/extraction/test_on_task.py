@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.real_dev_pages import load_texts, render
+from benchmarks.real_dev_pages import REAL_DEV, load_texts, render
 from extraction.on_task import about_settings, names_task_or_settings, same_task
 
 TEXTS = {t.pid: t for t in load_texts()}
@@ -88,11 +88,53 @@ def test_numbered_steps_are_read_past_their_numbers(stage1):
 @needs_real_dev
 def test_a_settings_answer_that_names_no_task_word_is_kept(stage1):
     """dA04-t04 (labelled with steps for "change app permissions") goes Settings > Privacy >
-    Location Services > Camera: it names no word of the task, but it goes through Settings."""
+    Location Services > Camera: it names no word of the task, but it goes through Settings. (No
+    step of it comes near the query in meaning either, so the meaning gate, off here, refuses it:
+    one of the two labelled answers that gate costs; docs/extraction.md, "Twenty-second session".)"""
+    from verirank_core.extraction_config import ExtractConfig
+    from extraction.heuristic import HeuristicExtractor
+    from extraction.clean import clean_page
+    from verirank_core.extraction_records import Query
+
     text = TEXTS["dA04-t04"]
     assert text.steps
-    out = stage1.run(render(text, "ol", list(TEXTS.values())))
+    words_only = HeuristicExtractor(ExtractConfig(min_step_similarity=0.0), stage1.encoder)
+    page = render(text, "ol", list(TEXTS.values()))
+    out = words_only.extract(Query(qid="q", query=text.query, app=text.app, device=text.device),
+                             clean_page(page.html.encode(), url=page.url, qid="q"))
     assert out.steps and any("Location Services" in s for s in out.steps), out.reason
+
+
+REAL_DEV2 = Path(__file__).resolve().parents[2] / "datasets" / "real-dev2"
+TEXTS2 = {t.pid: t for t in load_texts(REAL_DEV2)}
+
+
+@pytest.mark.parametrize("pid", ["hA03-t03", "hA04-t06"])
+@pytest.mark.parametrize("structure", ["ol", "table"])
+def test_steps_far_from_the_query_in_meaning_give_none(pid, structure, stage1):
+    """real-dev2's unrelated texts (read by a person) under a title that copies the query: an
+    iPhone update check ("Tap Settings. Tap General. Tap About.") for "set up a mobile hotspot",
+    AirPods controls for "change ringtone". They go through Settings, so the words alone let them
+    pass; none of their steps comes near the question in meaning (MiniLM cosine < 0.25)."""
+    text = TEXTS2[pid]
+    assert text.variant == "unrelated" and not text.steps  # the person's label
+    out = stage1.run(render(text, structure, list(TEXTS2.values())))
+    assert not out.steps, out.steps[:3]
+    assert "near the query in meaning" in out.reason
+
+
+@needs_real_dev
+@pytest.mark.parametrize("structure", ["ol", "paragraph", "step_headings"])
+def test_every_working_text_keeps_its_steps(structure, stage1):
+    """The other side of the meaning gate: every real-dev text a person found working on the device
+    still gives steps."""
+    import json
+
+    rows = [json.loads(line) for line in (REAL_DEV / "pages.jsonl").read_text().splitlines() if line.strip()]
+    working = [TEXTS[r["pid"]] for r in rows if r.get("works_on_device")]
+    assert len(working) == 21
+    refused = [t.pid for t in working if not stage1.run(render(t, structure, list(TEXTS.values()))).steps]
+    assert not refused
 
 
 @needs_real_dev
@@ -149,6 +191,19 @@ def test_steps_that_name_the_task_need_not_name_settings(stage1):
      "how to change wallpaper on android phone", True),
     (["From any Home screen, tap the Menu key.", "Tap System settings ."], "how to turn off auto sync on android",
      True),
+    # another name that holds the word is not the Settings app (real-dev2/4's unrelated texts)
+    (["Select iTunes > Preferences > General.", "Select Import Settings .",
+      "Select the Setting dropdown and choose your original setting."], "how to change ringtone on android", False),
+    (["Tap OK on the Shared Settings screen to continue."], "how to turn off touch vibration on android", False),
+    (["You can also change the order of where Quick Settings tiles appear."],
+     "how to turn off touch vibration on android", False),
+    (["Reset Network Settings ."], "how to turn on data roaming on android", False),
+    # ... while the app itself may be named with its frame words
+    (["Open your phone's Settings app."], "how to turn on data roaming on android", True),
+    (["Go into your device settings menu."], "how to turn on data roaming on android", True),
+    (["Swipe down, then tap Settings > Connections."], "how to turn on data roaming on android", True),
+    # a crawl that lost a path's arrows (real-text, T-Mobile): the path still starts at Settings
+    (["Tap Settings Connections Data usage ."], "how to network apn and volte samsung galaxy s9", True),
 ])
 def test_which_steps_name_the_task_or_settings(steps, query, named):
     from extraction.heuristic import _query_words
