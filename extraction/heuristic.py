@@ -45,13 +45,15 @@ For one cleaned page it
    relevant, wrong platform, language...); for a question about the Settings
    app, a winner whose steps name neither the task nor Settings is another
    app's task under the query's title, and the answer is "no steps"
-   (``on_task.py``);
+   (``on_task.py``), as it is when none of the winner's steps comes near the
+   query in meaning (MiniLM cosine below ``min_step_similarity``);
 5. tidies the kept block's steps (``tidy.py``: another device's part, outcomes,
    trailing notes) and, when the steps end another task, starts them where the
    answer starts (``answer_part.py``).
 
-One batch of embeddings per page (query, blocks, headings); the encoder's
-cache makes repeated headings free.
+One batch of embeddings per page (query, blocks, headings), and for a Settings
+question one more of the winner's steps; the encoder's cache makes repeated
+headings free.
 """
 
 from __future__ import annotations
@@ -532,8 +534,9 @@ class HeuristicExtractor(Extractor):
         # or heading above it says (an SEO page copies the query into both). Asked of Settings
         # questions only, whose words MiniLM knows; another app's task may be told in names it does
         # not ("Join a meeting" for "use Lync"). MiniLM reads English.
-        nearest = self._nearest_step(query, best.block.steps) if about_settings(query.app) else 1.0
-        if nearest < cfg.min_step_similarity and page.lang in (None, "en"):
+        gated = about_settings(query.app) and page.lang in (None, "en")
+        nearest = self._nearest_step(query, best.block.steps) if gated else 1.0
+        if nearest < cfg.min_step_similarity:
             return ExtractorOutput(reason=f"no step of the best block ({best.block.kind}) comes near the query in "
                                           f"meaning (best cosine {nearest:.2f} < {cfg.min_step_similarity}): "
                                           "another task under the query's title")

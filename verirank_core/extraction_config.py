@@ -67,8 +67,9 @@ class ExtractConfig(_Section):
     extractor: Literal["heuristic", "llm"] = "heuristic"
     #: heuristic: minimum relevance of a candidate block to the query
     min_relevance: float = Field(0.4, ge=0, le=1)
-    #: heuristic: a chosen block none of whose steps comes this near the query in meaning
-    #: (MiniLM cosine) is another task under a title that copies the query: no steps
+    #: heuristic, Settings questions: a chosen block none of whose steps comes this near the
+    #: query in meaning (MiniLM cosine) is another task under a title that copies the query:
+    #: no steps (0 turns the gate off)
     min_step_similarity: float = Field(0.25, ge=0, le=1)
     #: heuristic: minimum share of a block's steps that read like instructions
     #: (start with an action verb or name a UI element)
