@@ -350,11 +350,7 @@ class HeuristicExtractor(Extractor):
         """Similarity, overlap, how-to-ness and platform of every block."""
         if not blocks:
             return []
-        encoder = self.encoder
-        if encoder is None:
-            from verirank_core.embed import default_encoder
-
-            encoder = self.encoder = default_encoder()
+        encoder = self._encoder()
         # heading + first steps, cut to ~48 words: the encoder's cost grows with length
         reprs = [" ".join(((b.heading + ". " if b.heading else "") + " ".join(b.steps[:6])).split()[:48])
                  for b in blocks]
@@ -422,11 +418,19 @@ class HeuristicExtractor(Extractor):
                 s.rank_relevance = (s.relevance + s.own_relevance) / 2
         return scored
 
+    def _encoder(self):
+        """MiniLM, loaded on first use."""
+        if self.encoder is None:
+            from verirank_core.embed import default_encoder
+
+            self.encoder = default_encoder()
+        return self.encoder
+
     def _nearest_step(self, query: Query, steps: list[str]) -> float:
         """The highest MiniLM cosine between the query and one of the steps."""
         if not steps:
             return 0.0
-        vecs = self.encoder.encode([query.query] + steps[:self.config.max_steps])
+        vecs = self._encoder().encode([query.query] + steps[:self.config.max_steps])
         return float(max(vecs[1:] @ vecs[0]))
 
     # -- the Extractor interface --------------------------------------------------
@@ -524,10 +528,10 @@ class HeuristicExtractor(Extractor):
             notes.append(f"took the whole {best.block.kind} block holding the best-matching {inner.block.kind} block")
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
+        distinctive = _query_words(query.query)[1]
         # a Settings question's answer names the task or goes through Settings; steps that do
         # neither are another app's task under the query's words (which a title or heading may copy)
-        if about_settings(query.app) and not names_task_or_settings(
-                best.block.steps, query.query, _query_words(query.query)[1]):
+        if about_settings(query.app) and not names_task_or_settings(best.block.steps, query.query, distinctive):
             return ExtractorOutput(reason=f"the best block ({best.block.kind}, relevance {best.relevance:.2f}) names "
                                           "neither the task nor the Settings app: another app's task")
         # nor is a block none of whose steps comes near the query in meaning, whatever the title
@@ -546,7 +550,7 @@ class HeuristicExtractor(Extractor):
         steps, dropped, elsewhere = finish_steps(best.block.steps)
         if elsewhere:
             notes.append(device_note(elsewhere))
-        start = answer_start(steps, _query_words(query.query)[1])
+        start = answer_start(steps, distinctive)
         if start:
             notes.append(f"left out {start} step(s) of another task before the answer ({steps[0][:40]!r} ...)")
             steps = steps[start:]

@@ -82,7 +82,7 @@ def names_task_or_settings(steps: list[str], query: str, distinctive: Iterable[s
     runs = [run for step in steps for run in _named_runs(step)]
     if any(_is_settings_app(run) for run in runs):
         return True
-    named = set().union(*(terms(" ".join(run)) for run in runs))
+    named = _run_words(runs)
     asked = set(terms(query)) - _NAME_ENDS
     named |= set().union(*(_purpose_words(step, asked) for step in steps))
     wanted = _query_forms(distinctive, query)
@@ -125,7 +125,12 @@ def _is_settings_app(run: list[str]) -> bool:
 
 def named_words(step: str) -> set[str]:
     """The words (``terms``) a step names as things on the screen or places to go (:func:`_named_runs`)."""
-    return set().union(*(terms(" ".join(run)) for run in _named_runs(step)))
+    return _run_words(_named_runs(step))
+
+
+def _run_words(runs: list[list[str]]) -> set[str]:
+    """The words (``terms``) of name runs, all together."""
+    return set().union(*(terms(" ".join(run)) for run in runs))
 
 
 def _named_runs(step: str) -> list[list[str]]:
