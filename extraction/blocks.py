@@ -120,6 +120,9 @@ class Block:
     #: page text taken out of the steps but worth keeping for whoever follows them:
     #: step titles above an instruction body ("Turn on Dark theme" over "Open Settings...")
     context: list[str] = field(default_factory=list)
+    #: the block only stands for a better block inside it, never wins alone: one action
+    #: heading whose siblings tell the rest is as often a comment thread or a product blurb
+    holder_only: bool = False
 
     @property
     def last(self) -> int:
@@ -841,11 +844,17 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
             elif runs[-1]:
                 gap.append(i)
         for run in runs:
-            # three action titles, or two written as sentences ("Open the Settings app.")
-            sentences = all(snippets[i].text.rstrip().endswith((".", "!")) for i in run)
-            if len(run) < 3 and not (len(run) == 2 and sentences):
+            if not run:
                 continue
-            run = run + _telling_headings(snippets, heads, run, tag)
+            # three action titles, or two written as sentences ("Open the Settings app."), or one
+            # instruction sentence whose sibling headings go on telling the steps ("Go to Settings >
+            # Accessibility." then "Speaking Rate: Drag the slider."), which only holds a better block
+            sentences = all(snippets[i].text.rstrip().endswith((".", "!")) for i in run)
+            telling = _telling_headings(snippets, heads, run, tag)
+            one = len(run) == 1 and bool(telling) and _is_instruction_heading(snippets[run[0]].text)
+            if len(run) < 3 and not (len(run) == 2 and sentences) and not one:
+                continue
+            run = run + telling
             steps, longest, end = [], 0, 0
             context: list[str] = []
             for n, i in enumerate(run):
@@ -855,7 +864,7 @@ def _heading_blocks(snippets: Sequence[Snippet]) -> list[Block]:
                 longest = max(longest, len(body))
                 end = max([end] + body)
                 steps.append(_titled(snippets[i].text, [snippets[j].text for j in body], context))
-            blocks.append(Block("headings", steps, run, end=max(end, run[-1]), context=context))
+            blocks.append(Block("headings", steps, run, end=max(end, run[-1]), context=context, holder_only=one))
     return blocks
 
 

@@ -456,12 +456,13 @@ class HeuristicExtractor(Extractor):
 
         # only blocks that read like instructions are worth embedding
         howto = {id(b): _block_howto(b, page) for b in blocks}
-        steplike = [b for b in blocks if howto[id(b)] >= cfg.min_howto]
+        steplike = [b for b in blocks if howto[id(b)] >= cfg.min_howto and not b.holder_only]
         if not steplike:
             return ExtractorOutput(reason=f"{len(blocks)} block(s) found, none reads like instructions")
         # a page's own list whose items are mostly "Label: what it does" reads less like
         # instructions, yet a menu path inside it is only a part of the page's answer
-        containers = [b for b in blocks if _HOLDER_HOWTO <= howto[id(b)] < cfg.min_howto and b.kind in _CONTAINERS]
+        containers = [b for b in blocks if b.kind in _CONTAINERS and _HOLDER_HOWTO <= howto[id(b)]
+                      and (howto[id(b)] < cfg.min_howto or b.holder_only)]
         scored = self.score_blocks(query, page, steplike + containers)
         howto_ok, containers_scored = scored[:len(steplike)], scored[len(steplike):]
         relevant = [s for s in howto_ok if s.relevance >= cfg.min_relevance]

@@ -17,11 +17,13 @@ all texts, is the benchmark's target and not yet met (see docs/extraction.md).
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import pytest
 
 from benchmarks.real_dev_pages import STRUCTURES, _groups, applies, has_menu_path, load_texts, render
 
+REPO = Path(__file__).resolve().parents[2]
 TEXTS = load_texts()
 pytestmark = pytest.mark.skipif(not TEXTS, reason="../shared/real-dev is not available")
 LABELLED = [t for t in TEXTS if t.steps][::15]
@@ -172,6 +174,36 @@ def test_a_heading_that_goes_on_telling_belongs_to_the_steps_a_title_does_not(st
                 for n, t in enumerate(heads)]
     blocks = [b for b in find_blocks(snippets) if b.kind == "headings"]
     assert blocks and blocks[0].steps == heads[:3]
+
+
+@pytest.mark.parametrize("pid", ["dA08-t01", "dC05-t04"])
+def test_one_action_heading_whose_siblings_go_on_telling_holds_the_whole_answer(pid, stage1):
+    """dA08-t01 and dC05-t04 as action headings have one action heading ("Go to Settings >
+    Accessibility > Spoken Content.") and sibling headings that go on telling ("Speaking Rate: Drag
+    the slider."): the steps are all of them, not the first heading's body alone."""
+    text = next(t for t in TEXTS if t.pid == pid)
+    out = stage1.run(render(text, "action_headings", TEXTS))
+    assert out.strict, (out.recall, out.precision, out.steps)
+
+
+def test_one_action_heading_over_a_comment_thread_gives_no_steps(stage1):
+    """Sibling headings under one sentence that reads as an action only hold a better block; they
+    never win alone. Real comment threads and product blurbs have that shape (real-dev3's hC05-t05:
+    "You can get an excellent, high quality, great product ..." above a thread about USB keyboards;
+    real-dev2's hA04-t06: "Remove AirPods from their case." above what AirPods do)."""
+    from extraction.blocks import find_blocks
+    from verirank_core.extraction_records import Snippet
+
+    for folder, pid in (("real-dev3", "hC05-t05"), ("real-dev2", "hA04-t06")):
+        texts = load_texts(REPO / "datasets" / folder)
+        text = next(t for t in texts if t.pid == pid)
+        out = stage1.run(render(text, "action_headings", texts))
+        assert not out.steps, (pid, out.reason, out.steps)
+    heads = ["Remove the case.", "They are on when they leave it.", "Each one has a sensor in it."]
+    snippets = [Snippet(index=n, xpath=f"/html/body/article/div[{n + 1}]/h3", text=t, tag="h3")
+                for n, t in enumerate(heads)]
+    held = [b for b in find_blocks(snippets) if b.kind == "headings"]
+    assert [b.steps for b in held] == [heads] and held[0].holder_only
 
 
 @pytest.mark.parametrize("structure", ["paragraph", "ol"])
