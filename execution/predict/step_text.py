@@ -191,7 +191,38 @@ def _repair(text: str) -> str:
     t = re.sub(r"(?<=\w) -(?=\w)", "-", t)  # "Wi -Fi"
     t = re.sub(r"\s+([.,;:!?])", r"\1", t)  # "Tap Privacy ." -> "Tap Privacy."
     t = _DOUBLED_RE.sub(r"\1", t)
-    return _unglue(t).strip()
+    return _comma_path(_unglue(t)).strip()
+
+
+#: "go to Settings, Software update and Download updates manually": a menu path told with commas
+_COMMA_PATH_RE = re.compile(r"\b(?:go to|go into|open|navigate to|head to|head over to|tap|select|visit)\s+"
+                            r"(?:the\s+|your\s+)?settings(?:\s+app)?\s*,\s*", re.IGNORECASE)
+#: where the path's clause ends: a sentence end or a "then"
+_PATH_END_RE = re.compile(r"[.;!?](?:\s|$)|,?\s+(?:and\s+)?then\b", re.IGNORECASE)
+
+
+def _comma_path(text: str) -> str:
+    """Commas after "go to Settings" as the path's arrows.
+
+    "go to Settings, Security, Screen lock" reads as "Settings > Security > Screen lock" when every
+    part after Settings is a name (starts with a capital; all but the last of six words or fewer).
+    A last part of two names of two words or more joined by "and" ("Software update and Download
+    updates manually") is two steps of the path; "Sound and Vibration" stays one name, as does
+    any list the rule does not fit ("Settings, Account, the Google account you want")."""
+    m = _COMMA_PATH_RE.search(text)
+    if not m:
+        return text
+    end = _PATH_END_RE.search(text, m.end())
+    stop = end.start() if end else len(text)
+    parts = [p.strip() for p in re.split(r",\s*", text[m.end():stop])]
+    last = re.match(r"^([A-Z][^,]*?\s[^,]*?)\s+and\s+([A-Z]\S*\s.+)$", parts[-1]) if parts else None
+    if last:
+        parts[-1:] = [last.group(1), last.group(2)]
+    # every part a name; the last may run on into a purpose ("... manually to pull down the OTA")
+    if not all(p[:1].isupper() for p in parts) or any(len(p.split()) > 6 for p in parts[:-1]):
+        return text
+    head = text[:m.end()].rstrip().rstrip(",")
+    return f"{head} > {' > '.join(parts)}{text[stop:]}"
 
 
 #: a caption the crawl repeated ("Notification Sounds Notification Sounds"): read once

@@ -80,6 +80,28 @@ def test_names_that_start_with_a_command_word_stay_whole():
     assert choice.placeholder and "Swipe Pattern" in (choice.choices or "")
 
 
+
+def test_a_menu_path_told_with_commas_after_go_to_settings_is_a_path():
+    # real-dev2's hB01-t03 (a beta sign-up's last step): "go to Settings , Software update and
+    # Download updates manually" is three names, not one
+    step = "After successfully enrolling, go to Settings , Software update and Download updates manually to pull down the OTA."
+    assert [(i.kind, i.target) for i in parse_step(step)] == [
+        ("open", "Settings"), ("tap", "Software update"), ("tap", "Download updates manually")]
+    assert [i.target for i in parse_step("Go to Settings, About phone, Software information.")] == \
+        ["Settings", "About phone", "Software information"]
+    # a name with "and" in it stays whole, and so does a list that holds more than names
+    assert [i.target for i in parse_step("Go to Settings, Sound and Vibration.")] == ["Settings", "Sound and Vibration"]
+    assert parse_step("Tap Settings , Account , the Google account you want to sync to.")[0].target.startswith(
+        "Settings, Account")
+    # commas in a name that Settings does not start are the name's own
+    assert [i.target for i in parse_step("Tap Reset Wi-Fi, mobile & Bluetooth.")] == ["Reset Wi-Fi, mobile & Bluetooth"]
+
+
+def test_a_comma_path_to_the_update_screen_works_on_the_phone():
+    traj, verdict = _run(*_held_out("hB01-t03"))
+    assert "System Updates" in [s.action.target_label for s in traj.steps], [s.action.target_label for s in traj.steps]
+    assert verdict.score == 1.0
+
 # --- lookahead below the fold -----------------------------------------------------------------
 
 
