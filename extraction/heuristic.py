@@ -430,8 +430,7 @@ class HeuristicExtractor(Extractor):
         """The highest MiniLM cosine between the query and one of the steps."""
         if not steps:
             return 0.0
-        vecs = self._encoder().encode([query.query] + steps[:self.config.max_steps])
-        return float(max(vecs[1:] @ vecs[0]))
+        return float(self._encoder().similarity([query.query], steps[:self.config.max_steps]).max())
 
     # -- the Extractor interface --------------------------------------------------
 
@@ -530,16 +529,17 @@ class HeuristicExtractor(Extractor):
         if len(fitting) > 1:
             notes.append(f"best of {len(fitting)} candidate blocks for the query")
         distinctive = _query_words(query.query)[1]
+        settings_question = about_settings(query.app)
         # a Settings question's answer names the task or goes through Settings; steps that do
         # neither are another app's task under the query's words (which a title or heading may copy)
-        if about_settings(query.app) and not names_task_or_settings(best.block.steps, query.query, distinctive):
+        if settings_question and not names_task_or_settings(best.block.steps, query.query, distinctive):
             return ExtractorOutput(reason=f"the best block ({best.block.kind}, relevance {best.relevance:.2f}) names "
                                           "neither the task nor the Settings app: another app's task")
         # nor is a block none of whose steps comes near the query in meaning, whatever the title
         # or heading above it says (an SEO page copies the query into both). Asked of Settings
         # questions only, whose words MiniLM knows; another app's task may be told in names it does
         # not ("Join a meeting" for "use Lync"). MiniLM reads English.
-        gated = about_settings(query.app) and page.lang in (None, "en")
+        gated = settings_question and page.lang in (None, "en")
         nearest = self._nearest_step(query, best.block.steps) if gated else 1.0
         if nearest < cfg.min_step_similarity:
             return ExtractorOutput(reason=f"no step of the best block ({best.block.kind}) comes near the query in "

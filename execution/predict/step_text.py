@@ -191,12 +191,13 @@ def _repair(text: str) -> str:
     t = re.sub(r"(?<=\w) -(?=\w)", "-", t)  # "Wi -Fi"
     t = re.sub(r"\s+([.,;:!?])", r"\1", t)  # "Tap Privacy ." -> "Tap Privacy."
     t = _DOUBLED_RE.sub(r"\1", t)
-    return _comma_path(_unglue(t)).strip()
+    return _unglue(t).strip()
 
 
 #: "go to Settings, Software update and Download updates manually": a menu path told with commas
-_COMMA_PATH_RE = re.compile(r"\b(?:go to|go into|open|navigate to|head to|head over to|tap|select|visit)\s+"
-                            r"(?:the\s+|your\s+)?settings(?:\s+app)?\s*,\s*", re.IGNORECASE)
+#: (after a verb that goes somewhere: one of ``_VERBS`` that taps or opens, or "select")
+_COMMA_PATH_RE = re.compile(r"\b(?:" + "|".join(re.escape(v) for v, kind, _ in _VERBS if kind in ("tap", "open"))
+                            + r"|select)\s+(?:the\s+|your\s+)?settings(?:\s+app)?\s*,\s*", re.IGNORECASE)
 #: where the path's clause ends: a sentence end or a "then"
 _PATH_END_RE = re.compile(r"[.;!?](?:\s|$)|,?\s+(?:and\s+)?then\b", re.IGNORECASE)
 

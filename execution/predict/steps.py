@@ -21,7 +21,7 @@ from typing import Literal, Optional
 from execution.predict.step_text import (
     _APP_ROOT_RE, _APPISH, _CONDITION_RE, _GENERIC_CONTROLS, _GENERIC_PLACES, _HOME_RE, _INFO_RE, _LAUNCHER_RE, _PATH_SPLIT_RE,
     _PRONOUNS, _PURPOSE_RE, _SEE_RE, _SO_RE, _TURN_PURPOSE_RE, _TURN_SUFFIX_RE, _VERB_KIND, _VERB_RE,
-    _alternatives, _clean_target, _credential, _is_hardware, _quoted, _repair, _sentences, _split_clauses,
+    _alternatives, _clean_target, _comma_path, _credential, _is_hardware, _quoted, _repair, _sentences, _split_clauses,
     _strip_lead_keep_place, _strip_prefixes,
 )
 
@@ -427,7 +427,7 @@ def _parse_cached(step: str) -> tuple[Intent, ...]:
 @lru_cache(maxsize=4096)
 def _parse_unresolved(step: str) -> tuple[Intent, ...]:
     intents: list[Intent] = []
-    for sentence in _sentences(_repair(step)):
+    for sentence in _sentences(_comma_path(_repair(step))):
         sentence = _strip_lead_keep_place(sentence)
         place = "home" if _HOME_RE.match(sentence) else None
         app_root = _APP_ROOT_RE.match(sentence)

@@ -80,7 +80,6 @@ def test_names_that_start_with_a_command_word_stay_whole():
     assert choice.placeholder and "Swipe Pattern" in (choice.choices or "")
 
 
-
 def test_a_menu_path_told_with_commas_after_go_to_settings_is_a_path():
     # real-dev2's hB01-t03 (a beta sign-up's last step): "go to Settings , Software update and
     # Download updates manually" is three names, not one
@@ -101,6 +100,7 @@ def test_a_comma_path_to_the_update_screen_works_on_the_phone():
     traj, verdict = _run(*_held_out("hB01-t03"))
     assert "System Updates" in [s.action.target_label for s in traj.steps], [s.action.target_label for s in traj.steps]
     assert verdict.score == 1.0
+
 
 # --- lookahead below the fold -----------------------------------------------------------------
 
