@@ -39,6 +39,7 @@ class Lookahead:
     match_threshold: float
     max_scrolls: int
     _noop: Callable[..., Prediction]
+    _in_app: Callable[..., bool]
 
     def _visible_name(self, name: str, ctx: PredictContext, loose: float = 0.75) -> Optional[Control]:
         """The control showing ``name`` (or a card title of it), matched by words only."""
@@ -66,8 +67,9 @@ class Lookahead:
         if not (self.use_lookahead or self.skip_grouping_steps) or not item.skippable:
             return None
         nxt = st.plan.next_name(item.step, item.pos)
-        while nxt is not None and nxt.intent.condition and nxt.alternative_of is None \
-                and self._visible_name(nxt.name or "", ctx) is None:
+        while nxt is not None and (self._opens_this_app(nxt, ctx) or (
+                nxt.intent.condition and nxt.alternative_of is None and self._visible_name(nxt.name or "", ctx) is None)):
+            # "Go to Settings > ..." names the app the episode is in, not an item on its screens; and
             # "If you can't find the app, first tap See all apps": an optional item may be passed over
             nxt = st.plan.next_name(nxt.step, nxt.pos)
         if nxt is None:
@@ -103,6 +105,10 @@ class Lookahead:
         how = "only loosely matches" if here is not None else "is not here"
         return Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
                      f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
+
+    def _opens_this_app(self, it: PlanItem, ctx: PredictContext) -> bool:
+        """'Go to Settings' while in Settings: the way into the app, which is no name (docs/agent.md, "verified")."""
+        return it.intent.kind == "open" and bool(it.name) and self._in_app(it.name or "", ctx.ui)
 
     @staticmethod
     def _searched(ctx: PredictContext, st: PlanState) -> bool:

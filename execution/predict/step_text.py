@@ -380,6 +380,21 @@ def _alternatives(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: an accessory the phone pairs with, written as a thing, not a UI name ("the keyboard", not "Keyboard")
+_ACCESSORY = r"(?:keyboard|mouse|headphones?|headsets?|earbuds?|earphones?|speakers?|controllers?|hearing (?:aids?|devices?))"
+#: the other device's own part of a pairing: "Put your Bluetooth speaker into pairing mode", "Activate
+#: Bluetooth pairing mode on the device from which ...", "Turn the keyboard on"; no phone screen shows it
+_ACCESSORY_STEP_RE = re.compile(
+    r"(?i:\bpairing mode\b)|"
+    r"^(?i:turn|switch|power)\s+(?i:on\s+|off\s+)?(?i:the|your)\s+(?i:bluetooth\s+|wireless\s+)?" + _ACCESSORY +
+    r"(?:\s+(?i:on|off))?\s*$")
+
+
+def _is_accessory_step(text: str) -> bool:
+    """A step done on the accessory being paired, not on the phone (parses to no intent)."""
+    return bool(_ACCESSORY_STEP_RE.search(text))
+
+
 def _is_hardware(raw: str, target: str) -> bool:
     """'the POWER button', 'Power and Volume-Down buttons': keys on the phone's side, not on the screen."""
     if not re.search(r"\b(?:power|volume|side|bixby)\b", target, re.IGNORECASE):

@@ -394,3 +394,42 @@ def test_a_step_done_on_a_computer_is_never_skipped_on_the_phone():
     traj, verdict = _run(*_held_out("hB01-t07"))
     assert "System Updates" not in [s.action.target_label for s in traj.steps]
     assert verdict.score < 1.0
+
+
+# --- real-dev5: pairing texts whose own steps turn Bluetooth on (whole texts, as a page hands them on) ---
+
+
+def _whole_text(pid: str, folder: str = "real-dev5") -> tuple[list[str], str]:
+    """Every sentence of a held-out text, as the extractor hands on a page that is all steps, and its question."""
+    root = Path(__file__).resolve().parents[2] / "datasets" / folder
+    page = next(p for p in map(json.loads, (root / "pages.jsonl").read_text("utf-8").splitlines()) if p["pid"] == pid)
+    task = next(t for t in map(json.loads, (root / "tasks.jsonl").read_text("utf-8").splitlines())
+                if t["qid"] == page["qid"])
+    return list(page["sentences"]), task["query"]
+
+
+def test_the_way_into_settings_in_a_later_step_is_no_name_to_skip_to():
+    # hE07-t07 (Apple, hearing devices; labelled working): after "Open the battery doors on your
+    # hearing devices", "On iPhone, go to Settings > Bluetooth, then make sure Bluetooth is turned on"
+    # was skipped: the next step's "Go to Settings" was taken for an item visible on the home screen
+    # (the Settings app is the screen itself). The way into the app is no name (docs/agent.md)
+    traj, verdict = _run(*_whole_text("hE07-t07"))
+    assert not any(s.step_index == 1 and s.deviation_kind == DeviationKind.SKIP.value for s in traj.steps)
+    taps = [s.action.target_label for s in traj.steps if s.action.type == ActionType.CLICK]
+    assert taps[:2] == ["Bluetooth & device connection", "Bluetooth"]
+    assert verdict.detail[-1]["goal_control"] == "Bluetooth" and verdict.score == 1.0
+
+
+def test_the_accessorys_part_of_a_pairing_is_nothing_on_the_phone():
+    # the other device's own steps name nothing a phone screen shows
+    for step in ("Turn the keyboard on.", "Put your Bluetooth speaker into pairing mode.", "Turn on your headphones.",
+                 "Activate Bluetooth pairing mode on the device from which you plan on transferring music."):
+        assert parse_step(step) == [], step
+    # UI names and the phone's own settings stay steps
+    assert [(i.kind, i.target) for i in parse_step("Tap Keyboard.")] == [("tap", "Keyboard")]
+    assert [(i.kind, i.target) for i in parse_step("Turn on the keyboard sound.")] == [("toggle", "keyboard sound")]
+    assert [(i.kind, i.target) for i in parse_step("Turn on Bluetooth.")] == [("toggle", "Bluetooth")]
+    # hE07-t02 (Apple, a Magic Keyboard; labelled working) stopped at "Turn the keyboard on", which
+    # no screen of the phone shows; the phone's part turns Bluetooth on
+    traj, verdict = _run(*_whole_text("hE07-t02"))
+    assert verdict.detail[-1]["goal_control"] == "Bluetooth" and verdict.score == 1.0
