@@ -176,6 +176,8 @@ def is_imperative(text: str) -> bool:
     word = _first_word(text)
     if word in IMPERATIVE_VERBS:
         return True
+    if word == "view":  # "Under 'Device memory,' view the Available space value" (not "View more")
+        return bool(_LEAD_CLAUSE.match(_DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))))
     if word == "back":  # "Back up your contacts" (not "Back to top")
         return bool(re.search(r"\bback[ -]up\b", text[:60], re.I))
     if word in _GESTURE_MODIFIERS:  # "Long press the wallpaper", "Double tap the screen"

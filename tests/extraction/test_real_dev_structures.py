@@ -351,6 +351,21 @@ def test_an_instruction_after_a_place_below_a_heading_is_a_step(structure, stage
     assert _sentences_found(out.steps, text.steps) == [True, True], out.steps
 
 
+@pytest.mark.parametrize("structure", ["accordion", "forum", "action_headings"])
+def test_a_look_at_a_place_is_the_last_step(structure, stage1):
+    """real-dev5's hE03-t06 (T-Mobile, Samsung storage; labelled working) ends "Under 'Device
+    Memory,' view the following: Total space ...": a place, then what to look at. "View" alone
+    starts a site's menu lines ("View more"), so only "view" after a place counts."""
+    from extraction.blocks import is_imperative
+
+    texts = load_texts(REPO / "datasets" / "real-dev5")
+    text = next(t for t in texts if t.pid == "hE03-t06")
+    assert is_imperative(text.sentences[-1])
+    assert not is_imperative("View more") and not is_imperative("View the call logs.")
+    out = stage1.run(render(text, structure, texts))
+    assert out.strict and out.steps[-1] == text.sentences[-1], out.steps
+
+
 def test_a_forum_answer_is_read_without_the_thread_around_it(stage1):
     """A thread: the question post ("I went into Settings but can't find it"), a reply asking which
     phone, the answer with a signature, and the asker quoting the answer's first line. A working
