@@ -156,8 +156,13 @@ _LEAD_CLAUSE = re.compile(r"^(?:on|from|in|under|below|above|beneath|underneath|
                           r"after|when|if|to|for|with|while|before|using|via)\b[^,.;:!?]{1,80},\s*", re.I)
 
 
+def _body(text: str) -> str:
+    """A step's words without its marker, an image caption and opening discourse ("Then, ")."""
+    return _DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))
+
+
 def _first_word(text: str) -> str:
-    text = _DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))
+    text = _body(text)
     for _ in range(2):  # "In your Settings, under "Security," turn off ..."
         text = _DISCOURSE.sub("", _LEAD_CLAUSE.sub("", text))
     m = _WORD.search(text[:40])
@@ -177,7 +182,7 @@ def is_imperative(text: str) -> bool:
     if word in IMPERATIVE_VERBS:
         return True
     if word == "view":  # "Under 'Device memory,' view the Available space value" (not "View more")
-        return bool(_LEAD_CLAUSE.match(_DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))))
+        return bool(_LEAD_CLAUSE.match(_body(text)))
     if word == "back":  # "Back up your contacts" (not "Back to top")
         return bool(re.search(r"\bback[ -]up\b", text[:60], re.I))
     if word in _GESTURE_MODIFIERS:  # "Long press the wallpaper", "Double tap the screen"

@@ -108,7 +108,7 @@ class Lookahead:
 
     def _opens_this_app(self, it: PlanItem, ctx: PredictContext) -> bool:
         """'Go to Settings' while in Settings: the way into the app, which is no name (docs/agent.md, "verified")."""
-        return it.intent.kind == "open" and bool(it.name) and self._in_app(it.name or "", ctx.ui)
+        return it.intent.kind == "open" and it.name is not None and self._in_app(it.name, ctx.ui)
 
     @staticmethod
     def _searched(ctx: PredictContext, st: PlanState) -> bool:
