@@ -67,10 +67,7 @@ class Lookahead:
         if not (self.use_lookahead or self.skip_grouping_steps) or not item.skippable:
             return None
         nxt = st.plan.next_name(item.step, item.pos)
-        while nxt is not None and (self._opens_this_app(nxt, ctx) or (
-                nxt.intent.condition and nxt.alternative_of is None and self._visible_name(nxt.name or "", ctx) is None)):
-            # "Go to Settings > ..." names the app the episode is in, not an item on its screens; and
-            # "If you can't find the app, first tap See all apps": an optional item may be passed over
+        while nxt is not None and self._passed_over(nxt, ctx):
             nxt = st.plan.next_name(nxt.step, nxt.pos)
         if nxt is None:
             return None
@@ -106,9 +103,13 @@ class Lookahead:
         return Skip(f"{item.name or item.intent.describe()!r} {how} but the next named item "
                      f"{nxt.name!r} is ({there.label!r}): skipping to it", nxt)
 
-    def _opens_this_app(self, it: PlanItem, ctx: PredictContext) -> bool:
-        """'Go to Settings' while in Settings: the way into the app, which is no name (docs/agent.md, "verified")."""
-        return it.intent.kind == "open" and it.name is not None and self._in_app(it.name, ctx.ui)
+    def _passed_over(self, it: PlanItem, ctx: PredictContext) -> bool:
+        """A later item the lookahead does not skip to: "Go to Settings" while in Settings (the way
+        into the app is no name; docs/agent.md, "verified"), or an optional item not on screen ("If you
+        can't find the app, first tap See all apps")."""
+        if it.intent.kind == "open" and it.name is not None and self._in_app(it.name, ctx.ui):
+            return True
+        return bool(it.intent.condition) and it.alternative_of is None and self._visible_name(it.name or "", ctx) is None
 
     @staticmethod
     def _searched(ctx: PredictContext, st: PlanState) -> bool:

@@ -21,8 +21,8 @@ from typing import Literal, Optional
 from execution.predict.step_text import (
     _APP_ROOT_RE, _APPISH, _CONDITION_RE, _GENERIC_CONTROLS, _GENERIC_PLACES, _HOME_RE, _INFO_RE, _LAUNCHER_RE, _PATH_SPLIT_RE,
     _PRONOUNS, _PURPOSE_RE, _SEE_RE, _SO_RE, _TURN_PURPOSE_RE, _TURN_SUFFIX_RE, _VERB_KIND, _VERB_RE,
-    _alternatives, _clean_target, _comma_path, _credential, _is_accessory_step, _is_hardware, _quoted, _repair, _sentences, _split_clauses,
-    _strip_lead_keep_place, _strip_prefixes,
+    _alternatives, _clean_target, _comma_path, _credential, _is_accessory_step, _is_hardware, _quoted, _repair,
+    _sentences, _split_clauses, _strip_lead_keep_place, _strip_prefixes,
 )
 
 __all__ = ["Intent", "parse_step", "parse_step_in_context", "parse_query", "COMMITTING_KINDS"]

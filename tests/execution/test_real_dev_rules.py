@@ -311,14 +311,19 @@ def test_a_loose_home_match_is_not_skipped_for_a_screen_title():
     assert verdict.detail[-1]["goal_control"] == "Do Not Disturb" and verdict.score < 1.0
 
 
-def _held_out(pid: str, folder: str = "real-dev2") -> tuple[list[str], str]:
-    """A text of a held-out set (datasets/real-dev2, real-dev3): its steps (as stage 2 is fed them)
-    and its task's question."""
+def _held_out_page(pid: str, folder: str) -> tuple[dict, str]:
+    """A text of a held-out set (datasets/real-dev2 to real-dev5) and its task's question."""
     root = Path(__file__).resolve().parents[2] / "datasets" / folder
     page = next(p for p in map(json.loads, (root / "pages.jsonl").read_text("utf-8").splitlines()) if p["pid"] == pid)
     task = next(t for t in map(json.loads, (root / "tasks.jsonl").read_text("utf-8").splitlines())
                 if t["qid"] == page["qid"])
-    return list(page["steps"] or page["sentences"]), task["query"]
+    return page, task["query"]
+
+
+def _held_out(pid: str, folder: str = "real-dev2") -> tuple[list[str], str]:
+    """A held-out text's steps (as stage 2 is fed them) and its task's question."""
+    page, query = _held_out_page(pid, folder)
+    return list(page["steps"] or page["sentences"]), query
 
 
 def test_system_settings_is_lgs_name_for_the_settings_app():
@@ -401,11 +406,8 @@ def test_a_step_done_on_a_computer_is_never_skipped_on_the_phone():
 
 def _whole_text(pid: str, folder: str = "real-dev5") -> tuple[list[str], str]:
     """Every sentence of a held-out text, as the extractor hands on a page that is all steps, and its question."""
-    root = Path(__file__).resolve().parents[2] / "datasets" / folder
-    page = next(p for p in map(json.loads, (root / "pages.jsonl").read_text("utf-8").splitlines()) if p["pid"] == pid)
-    task = next(t for t in map(json.loads, (root / "tasks.jsonl").read_text("utf-8").splitlines())
-                if t["qid"] == page["qid"])
-    return list(page["sentences"]), task["query"]
+    page, query = _held_out_page(pid, folder)
+    return list(page["sentences"]), query
 
 
 def test_the_way_into_settings_in_a_later_step_is_no_name_to_skip_to():
