@@ -38,7 +38,7 @@ __all__ = ["Control", "control_from_json", "distill_controls", "humanise_id", "R
 #: roles a control can have
 ROLES = (
     "button", "switch", "checkbox", "radio", "edit", "tab", "list item",
-    "menu item", "scrollable", "image",
+    "menu item", "scrollable", "image", "slider",
 )
 
 #: Android switch states sometimes shown as the switch's own text
@@ -165,6 +165,8 @@ def _role(node: UINode, members: list[UINode]) -> str:
         return "checkbox"
     if "radiobutton" in name or "radiobutton" in member_names:
         return "radio"
+    if "seekbar" in name:
+        return "slider"  # a volume or brightness bar: a tap along it sets the value under the finger
     parent = node.parent
     parent_name = parent.short_class.lower() if parent else ""
     desc = node.content_desc.lower()

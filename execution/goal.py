@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
-__all__ = ["Goal", "read_goal", "words_of", "name_words", "fit", "names_head", "card_titles"]
+__all__ = ["Goal", "read_goal", "words_of", "name_words", "fit", "names_action", "names_head", "card_titles"]
 
-#: what the reader wants done to the goal control
-Want = Literal["on", "off", "either", "see", "open", "set"]
+#: what the reader wants done to the goal control ("do": an action on one item, ``Goal.action``)
+Want = Literal["on", "off", "either", "see", "open", "set", "do"]
 
 #: makers' names: the phone in "on a Samsung", but part of a thing's name in "Samsung account"
 _MAKERS = frozenset("samsung galaxy pixel oneplus google".split())
@@ -46,6 +46,10 @@ _VERBS: tuple[tuple[str, Want], ...] = (
     (r"turn\s+on|switch\s+on|enable|activate|show|display|unmute|use", "on"),
     (r"turn\s+off|switch\s+off|disable|deactivate|hide|mute|silence|stop", "off"),
     (r"check|see|find|view|know|find\s+out|look\s+up|look\s+at|tell|read", "see"),
+    # an action on one item ("forget a wifi network", "clear app cache"): the control that does it
+    # names the action ("Forget", "Clear cache"); opening the item's list or a row named like the
+    # item is only the way there
+    (r"forget|delete|remove|clear|uninstall|unpair|disconnect|erase", "do"),
     (r"change|set(?!\s+up)|pick|choose|select|adjust|customi[sz]e|edit|modify|update|increase|decrease|lower|raise"
      r"|reduce|make", "set"),
 )
@@ -57,8 +61,9 @@ _NEXT_CLAUSE_RE = re.compile(r"\s+(?:and|then|to)\s+(?=(?:connect|use|unlock|mak
 #: qualifiers after the head noun ("notifications for one app", "screen to a tv")
 _QUALIFIER_RE = re.compile(r"\s+(?:for|from|on|in|with|while|when|during|of\s+(?:a|an|the|my|your|each|every|one)"
                            r"|to\s+(?:a|an|the|my|your))\s+", re.IGNORECASE)
+#: word forms read as one word; a ringtone is what rings ("Ring volume" is the ringtone's volume)
 _STEMS = {"usage": "use", "used": "use", "using": "use", "mirroring": "mirror", "mirrored": "mirror",
-          "casting": "cast", "calls": "call", "calling": "call", "ringtones": "ringtone", "passcode": "pin",
+          "casting": "cast", "calls": "call", "calling": "call", "ringtones": "ring", "ringtone": "ring", "passcode": "pin",
           "sounds": "sound", "alerts": "alert", "languages": "language", "permissions": "permission"}
 
 
@@ -140,9 +145,12 @@ class Goal:
     #: the words of what is asked, its verb and object, makers' names kept (:func:`name_words`):
     #: {creat, samsung, account} for "create a Samsung account"; no qualifier ("on a Galaxy S10")
     asked: frozenset[str] = frozenset()
+    #: ``want == "do"``: the action's word ("forget"), which the goal control must name
+    action: str = ""
 
     def describe(self) -> str:
-        return f"{self.want} {self.phrase!r}" + (f" -> {[t for t, _ in self.titles]}" if self.titles else "")
+        what = self.action if self.want == "do" else self.want
+        return f"{what} {self.phrase!r}" + (f" -> {[t for t, _ in self.titles]}" if self.titles else "")
 
 
 def _strip(query: str) -> str:
@@ -208,7 +216,8 @@ def read_goal(query: Optional[str], knowledge: Any = None) -> Optional[Goal]:
         if knowledge is not None else ()
     return Goal(want=want, words=frozenset(head), context=context, value=value, titles=titles,
                 phrase=head_text.strip(), alternatives=alternatives if len(alternatives) > 1 else (),
-                asked=frozenset(name_words(lead) | name_words(head_text)))
+                asked=frozenset(name_words(lead) | name_words(head_text)),
+                action=verb[0] if want == "do" and verb else "")
 
 
 def card_titles(knowledge: Any, head: set[str], clause: set[str], exact: frozenset[str] = frozenset()
@@ -265,6 +274,16 @@ def fit(goal: Goal, label: str) -> float:
         # "swipe the fingerprint sensor to see notifications", "Shortcut from Lock Screen")
         best = max(best, 0.9)
     return best
+
+
+def names_action(goal: Goal, label: str) -> bool:
+    """For an action on an item: the label names the action, and otherwise only the question's words
+    ("Forget", "Forget network" for "forget a wifi network"; "Clear cache" for "clear app cache")."""
+    lw = set(words_of(label))
+    if not goal.action or not any(_same_word(w, goal.action) for w in lw):
+        return False
+    rest = {w for w in lw if not _same_word(w, goal.action)}
+    return rest - _matched(rest, goal.words | goal.context) <= _GENERIC
 
 
 def names_head(goal: Goal, label: str) -> bool:

@@ -8,7 +8,9 @@ agent recorded (never a world's goals):
    The best-named label is the goal control. A row of the app's home screen (a
    category such as "Apps & Notifications") is the goal only when it says exactly
    what the question asks, or a card names it for the question's whole head
-   ("android version" -> "About Phone"). A switch named after the asked action
+   ("android version" -> "About Phone"). For an action on an item ("forget a wifi
+   network", "clear app cache") only a control naming the action is the goal ("Forget",
+   "Clear cache"). A switch named after the asked action
    ("Turn off when charged") is the goal and must be on; a goal row that opens a
    switch page ("Dark mode") is read through that page's main switch ("Manual").
 2. **Reached.** A switch the question wants on or off is read in its *final net
@@ -30,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
 from execution.distill import Control
-from execution.goal import Goal, fit, names_head, words_of
+from execution.goal import Goal, fit, names_action, names_head, words_of
 from execution.predict.match import lexical_score, normalise
 from execution.predict.steps import parse_step
 from verirank_core.execution_records import DeviationKind, StepRecord
@@ -69,6 +71,10 @@ class GoalCheck:
 
 def _score(goal: Goal, label: str, on_home: bool) -> float:
     """How well ``label`` names the goal (0: not at all); home-screen categories only when exact."""
+    if goal.want == "do":
+        # an action on an item: only a control that names the action does it ("Forget"); a row
+        # named like the item ("Wi-Fi & network" for "forget a wifi network") is the way there
+        return 1.0 if names_action(goal, label) else 0.0
     best = 0.0
     for title, whole in goal.titles:
         if lexical_score(title, label) >= 0.9 and lexical_score(label, title) >= 0.9 and (whole or not on_home):
@@ -83,7 +89,7 @@ def _score_control(goal: Goal, c: Control, on_home: bool) -> float:
     """A control's score: its label, else (a switch) its description ("Discoverable": "Visible to
     all nearby Bluetooth devices" for "make my phone visible to other bluetooth devices")."""
     sc = _score(goal, c.label, on_home)
-    if not sc and c.checked is not None and c.summary and not on_home:
+    if not sc and c.checked is not None and c.summary and not on_home and goal.want != "do":
         sc = 0.9 * fit(goal, c.summary)
     return sc
 
@@ -150,7 +156,7 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
     if named:
         best, labels = 1.0, named
         goal = replace(goal, want="on")
-    if not labels and similar is not None and not any(whole for _, whole in goal.titles):
+    if not labels and similar is not None and goal.want != "do" and not any(whole for _, whole in goal.titles):
         # a rewording ("Dark theme" for "dark mode") or an option ("Dark"); never a row named by a
         # part of the question's own name, which is a parent or a place ("Accessibility" for "the
         # accessibility shortcut"); and not when a card gives this device's title for the whole

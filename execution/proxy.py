@@ -142,8 +142,11 @@ class ExecutionProxy:
                 out.attempts.append({"method": "relocate", "ok": False, "reason": out.failure_reason})
                 return out
             out.relocated = moved.bounds != control.bounds
+            # the same point of the control (a slider's tap is off its centre)
+            dx, dy = ((action.x - control.center[0], action.y - control.center[1])
+                      if action.x is not None and action.y is not None else (0, 0))
             control, ui = moved, fresh
-            action.x, action.y = control.center
+            action.x, action.y = control.center[0] + dx, control.center[1] + dy
             action.target_bounds = list(control.bounds)
 
         methods = self._methods(action, control)

@@ -9,7 +9,7 @@ from execution.distill import Control
 from execution.uicontext import UIContext
 from verirank_core.execution_records import Action, ActionType
 
-__all__ = ["KNOWN_APPS", "control_action", "main_scrollable", "swipe_action", "in_shade", "on_launcher", "in_drawer",
+__all__ = ["KNOWN_APPS", "control_action", "slide_action", "main_scrollable", "swipe_action", "in_shade", "on_launcher", "in_drawer",
            "shade_swipe", "drawer_swipe"]
 
 #: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
@@ -117,3 +117,20 @@ def drawer_swipe(ui: UIContext, why: str) -> Action:
     x = ui.width // 2
     return Action(type=ActionType.SWIPE, x=x, y=int(ui.height * 0.75), x2=x, y2=int(ui.height * 0.25),
                   target_label="app drawer", text="drawer", rationale=why)
+
+
+#: where along a slider a tap lands: lower, higher, or (the page names no level) a visible change
+_SLIDE_AT = {"down": 0.05, "up": 0.95, None: 0.75}
+
+
+def slide_action(c: Control, direction: Optional[str], name: str) -> Action:
+    """Set slider ``c`` by a tap along it ("down": near its low end, "up": near its high end).
+
+    A slider takes the value under the finger, as a drag that ends there does.
+    """
+    x1, y1, x2, y2 = c.bounds
+    at = _SLIDE_AT.get(direction, 0.75)
+    act = control_action(ActionType.CLICK, c, f"set the {c.label!r} slider ({name!r}) "
+                                               f"{'lower' if direction == 'down' else 'higher' if direction == 'up' else 'to a new level'}")
+    act.x, act.y = int(x1 + at * (x2 - x1)), (y1 + y2) // 2
+    return act

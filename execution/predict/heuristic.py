@@ -49,7 +49,9 @@ from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.moves import Act, Satisfied, Skip
 from execution.predict.repairs import ROUTABLE as _ROUTABLE, Repairs
 from execution.predict.counterparts import Counterparts
-from execution.predict.gestures import KNOWN_APPS, control_action, in_shade, main_scrollable, on_launcher, swipe_action
+from execution.predict.gestures import (
+    KNOWN_APPS, control_action, in_shade, main_scrollable, on_launcher, slide_action, swipe_action,
+)
 from execution.predict.match import Match, Matcher, lexical_score, normalise
 from execution.predict.peek import Lookahead
 from execution.predict.plan import (PagePlan, PlanItem, PlanState, ReflectionState, TapRecord)
@@ -407,6 +409,10 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
                             done=True, control_id=v.control.id)
         if intent.target:
             t = self._best(intent.target, ui, matcher)
+            if t and t.control.role == "slider" and not intent.value:
+                # a slider's level is not in the screen's dump: no change to wait for
+                return Act(slide_action(t.control, intent.direction, intent.target), done=True, control_id=t.control.id,
+                           expect_change=False)
             if t and intent.value and t.control.summary and lexical_score(intent.value, t.control.summary) >= 0.9:
                 return Satisfied(f"{t.control.label!r} already shows {t.control.summary!r}")
             if t and not st.item.entered:

@@ -299,7 +299,8 @@ def _starts_with_verb(piece: str, after_and: bool) -> bool:
     piece = _strip_lead(piece)
     m = _VERB_RE.match(piece)
     if not m:
-        return False
+        # "... and drag the Media volume slider": a slider's verbs are verbs only there
+        return slider_step(piece) is not None and not (after_and and piece[:1].isupper())
     # "Language and Input", "Language and input": after a bare "and", a capitalised word or a verb
     # with nothing to act on is part of a label ("and tap ." is a tap whose icon name was lost)
     alone = not piece[m.end():].strip(" .,;") and _VERB_KIND[m.group(0).lower()][0] not in ("back", "home", "enter")
@@ -401,3 +402,69 @@ def _is_hardware(raw: str, target: str) -> bool:
         return False
     return bool(re.search(r"\b(?:button|buttons|key|keys)\b", raw, re.IGNORECASE)) or bool(
         re.fullmatch(r"(?:power|volume[ -]?(?:up|down)?)(?: and (?:power|volume[ -]?(?:up|down)?))*", target, re.IGNORECASE))
+
+
+# --- sliders ----------------------------------------------------------------------
+
+#: "Drag the Ring volume slider all the way to the left", "Use the slider next to Brightness"
+_SLIDER_VERB_RE = re.compile(r"^(?:tap and drag|press and drag|touch and drag|drag|slide|move|adjust|set|use|pull|swipe|"
+                             r"toggle|switch|flip|tap)\s+(?P<rest>.*\bslider\b.*)$", re.IGNORECASE)
+#: the slider named after it ("the slider next to Brightness", "the slider for Media volume")
+_SLIDER_AFTER_RE = re.compile(r"\bslider\s+(?:next to|beside|for|on|under|below|labell?ed|called|named)\s+(?:the\s+)?"
+                              r"(?P<t>.+?)(?=\s+(?:to|toward|towards|all the way|left|right|up|down)\b|$)", re.IGNORECASE)
+#: the slider named before it ("the Ring volume slider")
+_SLIDER_BEFORE_RE = re.compile(r"^(?:the\s+|your\s+|a\s+)?(?P<t>.+?)\s+slider\b", re.IGNORECASE)
+#: the slider named by what it does ("the slider to adjust the brightness")
+_SLIDER_PURPOSE_RE = re.compile(r"\bslider\s+to\s+(?:adjust|change|set|increase|decrease|raise|lower|control)\s+"
+                                r"(?:the\s+|your\s+)?(?P<t>.+)$", re.IGNORECASE)
+#: a slider moved to on or off is a switch (iPhone pages call switches sliders): "to on/green",
+#: "to the Off position", "to ON or OFF"
+_SLIDER_STATE_RE = re.compile(r"\b(?:to|into)\s+(?:the\s+)?(?P<s>on\s*(?:/|or)\s*off|on|off)\b", re.IGNORECASE)
+#: which way a level goes: "to the (far) left"; else a word that says it
+_SLIDER_TO_RE = re.compile(r"\b(?:to|toward|towards)\s+(?:the\s+)?(?:far\s+|very\s+)?(?P<w>left|right|top|bottom|lowest|"
+                           r"highest|minimum|maximum|min|max)\b", re.IGNORECASE)
+_LOWER_RE = re.compile(r"\b(?:left|bottom|lowest|minimum|min|decrease|lower|quieter|dimmer|down)\b", re.IGNORECASE)
+_HIGHER_RE = re.compile(r"\b(?:right|top|highest|maximum|max|increase|raise|louder|brighter|up)\b", re.IGNORECASE)
+
+
+def slider_step(text: str) -> Optional[tuple[str, str, Optional[str]]]:
+    """A step that moves a named slider: (kind, the slider's name, which way).
+
+    "Drag the Ring volume slider all the way to the left" -> ("set", "Ring volume", "down"): a
+    level, lower ("down"), higher ("up") or left to the reader (None). "Move the Notes slider to
+    on/green" -> ("toggle", "Notes", "on"): iPhone pages call a switch a slider. A slider the
+    step does not name ("Drag the slider to the left") is none to look for, and a name that runs on
+    ("the Color Temperature by adjusting the slider") is left to the general reading.
+    """
+    m = _SLIDER_VERB_RE.match(text.strip())
+    if not m:
+        return None
+    rest = m.group("rest")
+    name = None
+    # the name before "slider" when there is one ("the track position slider below the artwork"),
+    # else the one after it, else what it adjusts
+    for rx in (_SLIDER_BEFORE_RE, _SLIDER_AFTER_RE, _SLIDER_PURPOSE_RE):
+        found = rx.search(rest)
+        if found:
+            name = re.sub(r"^(?:the|your|a)\s+", "", found.group("t").strip(" .,"), flags=re.IGNORECASE)
+            if name.lower() not in ("the", "your", "a") and not re.search(r"\s(?:a|an|the)$", name, re.IGNORECASE):
+                break
+            name = None
+    if not name or name.lower() in ("its", "their", "this", "that") or len(name.split()) > 6 \
+            or re.search(r"[:,;(]|\b(?:by|to|then|tap|if|using|with|via)\b|\s(?:a|an)$|^(?:any|each|every|all)\b",
+                         name, re.IGNORECASE):
+        return None
+    way = rest[rest.lower().rfind("slider"):]
+    state = _SLIDER_STATE_RE.search(way)
+    if state:
+        word = state.group("s").lower()
+        return "toggle", name, (word if word in ("on", "off") else None)
+    if m.group(0).split()[0].lower() in ("toggle", "switch", "flip", "tap"):
+        return None  # "Tap the Mobile data slider to turn it on": a switch, read as such elsewhere
+    to = _SLIDER_TO_RE.search(way)
+    lower, higher = _LOWER_RE.search(way), _HIGHER_RE.search(way)
+    if to:
+        direction: Optional[str] = "down" if _LOWER_RE.fullmatch(to.group("w")) else "up"
+    else:
+        direction = "down" if lower and not higher else "up" if higher and not lower else None
+    return "set", name, direction

@@ -22,7 +22,7 @@ from execution.predict.step_text import (
     _APP_ROOT_RE, _APPISH, _CONDITION_RE, _GENERIC_CONTROLS, _GENERIC_PLACES, _HOME_RE, _INFO_RE, _LAUNCHER_RE, _PATH_SPLIT_RE,
     _PRONOUNS, _PURPOSE_RE, _SEE_RE, _SO_RE, _TURN_PURPOSE_RE, _TURN_SUFFIX_RE, _VERB_KIND, _VERB_RE,
     _alternatives, _clean_target, _comma_path, _credential, _is_accessory_step, _is_hardware, _quoted, _repair,
-    _sentences, _split_clauses, _strip_lead_keep_place, _strip_prefixes,
+    _sentences, _split_clauses, _strip_lead_keep_place, _strip_prefixes, slider_step,
 )
 
 __all__ = ["Intent", "parse_step", "parse_step_in_context", "parse_query", "COMMITTING_KINDS"]
@@ -177,6 +177,13 @@ def _parse_clause(clause: str, prev_kind: Optional[str], alone: bool = False) ->
         return [Intent("shade")]
     if _is_accessory_step(text):
         return []  # the accessory's part of a pairing: nothing on the phone's screen
+    slid = slider_step(text)
+    if slid is not None:
+        kind, name, way = slid
+        if kind == "toggle":  # "Move the Notes slider to on/green"
+            return [Intent("toggle", name, state=None if way is None else way == "on")]
+        # "Drag the Ring volume slider to the left": set that slider, lower ("down") or higher ("up")
+        return [Intent("set", name, direction=way)]  # type: ignore[arg-type]
     m = _VERB_RE.match(text)
     if not m:
         if _INFO_RE.match(text):

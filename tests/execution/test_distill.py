@@ -152,3 +152,15 @@ def test_distill_is_a_pure_function_of_the_tree(shared_dir):
     b = [c.to_json() for c in distill_controls(roots, 1080, 1792)]
     assert a == b
     assert _by_label(UIContext.from_xml(xml), "Settings").role == "list item"
+
+
+def test_a_seekbar_is_a_slider():
+    # no shared dump holds one; this row is how Android's volume preferences dump a SeekBar
+    xml = ('<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">'
+           '<node index="0" text="" resource-id="android:id/seekbar" class="android.widget.SeekBar" '
+           'package="com.android.settings" content-desc="Media volume" checkable="false" checked="false" '
+           'clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" '
+           'long-clickable="false" password="false" selected="false" bounds="[147,499][933,625]" />'
+           '</hierarchy>')
+    [bar] = UIContext.from_xml(xml).controls
+    assert (bar.role, bar.label, bar.actions) == ("slider", "Media volume", ("click",))

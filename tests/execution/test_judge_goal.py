@@ -75,6 +75,8 @@ JUDGE = HeuristicJudge(use_embeddings=False)
     ("how to set up a vpn on android phone", "open", {"vpn"}),
     ("How to change screen timeout to 5 minutes", "set", {"screen", "timeout"}),
     ("how to set my phone to vibrate", "set", {"vibrate"}),
+    ("how to forget a wifi network on android", "do", {"wifi", "network"}),
+    ("how to clear app cache", "do", {"app", "cache"}),
 ])
 def test_read_goal(query, want, words):
     goal = read_goal(query)
@@ -238,6 +240,26 @@ def test_page_that_skips_every_later_step_without_reaching_the_goal_is_not_one()
                       [step(1, HOME, "Wi-Fi & network"), step(2, NET, None, ActionType.WAIT, noop=True,
                                                               deviation_kind="skip")], NET)
     assert JUDGE.judge(traj).score < 1.0
+
+
+def test_an_action_on_an_item_is_done_by_the_control_naming_it_not_by_a_row_named_like_the_item():
+    # real-dev6's hF03-t04: "forget a wifi network" is not met by opening "Wi-Fi & network" (named
+    # exactly like the item), when the page's own "Forget This Network" is never reached
+    goal = read_goal("how to forget a wifi network on android")
+    assert goal is not None and goal.action == "forget"
+    wifi = screen("Wi-Fi & network", row("Wi\u2011Fi", True, y=1), row("Airplane mode", False, y=2))
+    steps = ["Go to Settings > Wi-Fi.", "Tap the i next to the network name.", "Tap Forget This Network."]
+    traj = trajectory("how to forget a wifi network on android", steps, [step(0, HOME, "Wi-Fi & network")], wifi,
+                      stop=StopReason.NO_ACTION)
+    res = JUDGE.judge(traj)
+    assert res.score < 1.0 and res.detail[-1]["terminal"] is False
+    # tapping the control that names the action ("Forget") does it
+    details = screen("Home-Net", row("Forget", y=1), row("Share", y=2))
+    saved = screen("Saved networks", row("Home-Net", y=1), row("Office", y=2))
+    traj = trajectory("how to forget a wifi network on android", ["Tap Home-Net.", "Tap Forget."],
+                      [step(0, saved, "Home-Net"), step(1, details, "Forget")], saved)
+    res = JUDGE.judge(traj)
+    assert res.score == 1.0 and res.detail[-1]["goal_control"] == "Forget"
 
 
 # --- dry run --------------------------------------------------------------------------------------
