@@ -254,8 +254,10 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
         moved = nxt is not None and (nxt.signature != screens[k].signature or r.noop)
         # a tap the device took without a visible change still reached the control (a screen the
         # app builds in code may be missing from a simulated world)
+        slider = any(c.role == "slider" and c.label == r.action.target_label for c in screens[k].controls)
+        did = "set" if slider else "opened" if moved else "tapped"
         return GoalCheck(r.action.target_label, True, r.step_index, None,
-                         f"step {r.step_index + 1} {'opened' if moved else 'tapped'} {r.action.target_label!r}")
+                         f"step {r.step_index + 1} {did} {r.action.target_label!r}")
     if goal.want == "see":
         # "check X": the screen that shows X, reached by the page's steps (not the app's home); X is
         # shown when its row carries a value to read ("Android version: 11") or is plain text, not a

@@ -49,6 +49,9 @@ PAGES = [
                                   "Tap Bluetooth to turn it on."]),
     ("how to turn on dark mode", ["Press the Home key.", "Swipe up to open the app drawer and tap Settings.",
                                   "Tap Display.", "Turn on Dark theme."]),
+    # a slider set by a tap near its low end (real-dev6's hF02-t02), off the control's centre
+    ("how to change the ringtone volume on android", ["Go to Settings.", "Tap Sound.",
+                                                      "Drag the Ring volume slider all the way to the left."]),
     # sent back to Settings itself midway: Back presses to its home screen, where "More" is missing
     ("how to turn on wifi calling on android", ["In your phone's settings, turn on Wi-Fi.",
                                                 "Go into your phone's Settings menu.",

@@ -470,6 +470,7 @@ def test_a_slider_is_set_by_a_tap_along_it_and_a_loose_name_yields_to_it():
     x1, _, x2, _ = slide.action.target_bounds
     assert slide.action.target_label == "Ring & notification volume" and slide.action.x < x1 + 0.1 * (x2 - x1)
     assert verdict.detail[-1]["goal_control"] == "Ring & notification volume" and verdict.score == 1.0
+    assert verdict.detail[-1]["why"] == "step 4 set 'Ring & notification volume'"
 
 
 def test_forgetting_a_network_is_not_done_by_opening_the_network_screen():
