@@ -161,8 +161,19 @@ def _body(text: str) -> str:
     return _DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))
 
 
+#: an option's name before what to do with it ("Voices: Choose a voice and dialect.", Apple's
+#: "Adjust any of the following" lists); not a note or a tip, which are asides
+_OPTION_LABEL = re.compile(r"^(?!(?:notes?|tips?|warning|caution|important|optional(?:ly)?|example)\b)"
+                           r"[A-Z][\w'’&/-]*(?:\s+[\w'’&/-]+){0,3}:\s+(?=[A-Z])", re.I)
+
+
 def _first_word(text: str) -> str:
     text = _body(text)
+    label = _OPTION_LABEL.match(text)
+    # the label itself may be the instruction ("Choose from the following: Off, Data Only"), and
+    # one word after it is a value ("Screen lock: Pin."), not a step
+    if label and _first_word(label.group(0)) not in IMPERATIVE_VERBS and len(text[label.end():].split()) >= 2:
+        text = text[label.end():]
     for _ in range(2):  # "In your Settings, under "Security," turn off ..."
         text = _DISCOURSE.sub("", _LEAD_CLAUSE.sub("", text))
     m = _WORD.search(text[:40])

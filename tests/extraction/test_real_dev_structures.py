@@ -435,3 +435,19 @@ def test_a_wikihow_text_with_the_answer_in_one_half_is_read_from_that_half(stage
         pytest.skip("dC02-t06 is not in this copy of real-dev")
     out = stage1.run(render(text, "action_headings", TEXTS))
     assert out.recall >= 0.8 and not any("Open YouTube" in s for s in out.steps), (out.reason, out.steps[:2])
+
+
+@pytest.mark.parametrize("structure", ["accordion", "qa", "forum"])
+def test_an_options_name_before_what_to_do_with_it_is_an_instruction(structure, stage1):
+    """real-dev's dC05-t04 (Apple, Spoken Content; labelled as steps) lists options as "Voices: Choose
+    a voice and dialect." and "Speaking Rate: Drag the slider.": an option's name, then what to do.
+    Read as no instruction, the prose answer ended four sentences short (recall 0.72)."""
+    from extraction.blocks import is_imperative
+
+    assert is_imperative("Voices: Choose a voice and dialect.") and is_imperative("Speaking Rate: Drag the slider.")
+    # the label may be the instruction itself, a note is an aside, and one word after a label is a value
+    assert is_imperative("Choose from the following: Off, Voice & Data, Data Only")
+    assert not is_imperative("Note: Tap OK to go on.") and not is_imperative("Screen lock: Pin.")
+    text = next(t for t in TEXTS if t.pid == "dC05-t04")
+    out = stage1.run(render(text, structure, TEXTS))
+    assert out.strict and out.recall >= 0.95, (out.recall, out.steps)
