@@ -161,10 +161,11 @@ def _body(text: str) -> str:
     return _DISCOURSE.sub("", _CAPTION.sub("", strip_marker(text)[1], count=1))
 
 
-#: an option's name before what to do with it ("Voices: Choose a voice and dialect.", Apple's
-#: "Adjust any of the following" lists); not a note or a tip, which are asides
+#: an option's name (one to four words) and a colon before what to do with it ("Voices: Choose a
+#: voice and dialect.", Apple's "Adjust any of the following" lists); not a note or a tip, which
+#: are asides
 _OPTION_LABEL = re.compile(r"^(?!(?:notes?|tips?|warning|caution|important|optional(?:ly)?|example)\b)"
-                           r"[A-Z][\w'’&/-]*(?:\s+[\w'’&/-]+){0,3}:\s+(?=[A-Z])", re.I)
+                           r"[a-z][\w'’&/-]*(?:\s+[\w'’&/-]+){0,3}:\s+(?=[a-z])", re.I)
 
 
 def _first_word(text: str) -> str:
