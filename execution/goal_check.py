@@ -54,6 +54,10 @@ class Screen:
     #: the foreground app ("" when not recorded)
     package: str = ""
 
+    def has_slider(self, label: Optional[str]) -> bool:
+        """Is ``label`` a slider on this screen (set by a tap along it; its level is not in the dump)?"""
+        return any(c.role == "slider" and c.label == label for c in self.controls)
+
 
 @dataclass
 class GoalCheck:
@@ -254,8 +258,7 @@ def check_goal(goal: Goal, steps: Sequence[StepRecord], screens: list[Screen], f
         moved = nxt is not None and (nxt.signature != screens[k].signature or r.noop)
         # a tap the device took without a visible change still reached the control (a screen the
         # app builds in code may be missing from a simulated world)
-        slider = any(c.role == "slider" and c.label == r.action.target_label for c in screens[k].controls)
-        did = "set" if slider else "opened" if moved else "tapped"
+        did = "set" if screens[k].has_slider(r.action.target_label) else "opened" if moved else "tapped"
         return GoalCheck(r.action.target_label, True, r.step_index, None,
                          f"step {r.step_index + 1} {did} {r.action.target_label!r}")
     if goal.want == "see":

@@ -359,7 +359,7 @@ class HeuristicJudge(Judge):
             return bool(typed) and (_shows(after_s, typed) or any(normalise(typed) == normalise(c.value) for c in after_s.controls))
         if kind in ("scroll", "back", "home", "enter", "menu"):
             return True
-        if kind == "set" and any(c.role == "slider" and c.label == rec.action.target_label for c in before.controls):
+        if kind == "set" and before.has_slider(rec.action.target_label):
             # a slider set by a tap along it: its level is not in the screen's dump, so the tap the
             # device took on it is the effect
             return rec.action.type.value == "click"

@@ -9,8 +9,8 @@ from execution.distill import Control
 from execution.uicontext import UIContext
 from verirank_core.execution_records import Action, ActionType
 
-__all__ = ["KNOWN_APPS", "control_action", "slide_action", "main_scrollable", "swipe_action", "in_shade", "on_launcher", "in_drawer",
-           "shade_swipe", "drawer_swipe"]
+__all__ = ["KNOWN_APPS", "control_action", "slide_action", "main_scrollable", "swipe_action", "in_shade", "on_launcher",
+           "in_drawer", "shade_swipe", "drawer_swipe"]
 
 #: app names a page may use -> Android package (used for "Open X" when X has no icon on screen)
 KNOWN_APPS = {
@@ -119,8 +119,10 @@ def drawer_swipe(ui: UIContext, why: str) -> Action:
                   target_label="app drawer", text="drawer", rationale=why)
 
 
-#: where along a slider a tap lands: lower, higher, or (the page names no level) a visible change
-_SLIDE_AT = {"down": 0.05, "up": 0.95, None: 0.75}
+#: where along a slider a tap lands, and what it does: lower, higher, or (the page names no level)
+#: a visible change
+_SLIDE: dict[Optional[str], tuple[float, str]] = {"down": (0.05, "lower"), "up": (0.95, "higher"),
+                                                   None: (0.75, "to a new level")}
 
 
 def slide_action(c: Control, direction: Optional[str], name: str) -> Action:
@@ -129,8 +131,7 @@ def slide_action(c: Control, direction: Optional[str], name: str) -> Action:
     A slider takes the value under the finger, as a drag that ends there does.
     """
     x1, y1, x2, y2 = c.bounds
-    at = _SLIDE_AT.get(direction, 0.75)
-    act = control_action(ActionType.CLICK, c, f"set the {c.label!r} slider ({name!r}) "
-                                               f"{'lower' if direction == 'down' else 'higher' if direction == 'up' else 'to a new level'}")
+    at, does = _SLIDE[direction]
+    act = control_action(ActionType.CLICK, c, f"set the {c.label!r} slider ({name!r}) {does}")
     act.x, act.y = int(x1 + at * (x2 - x1)), (y1 + y2) // 2
     return act

@@ -451,20 +451,18 @@ def slider_step(text: str) -> Optional[tuple[str, str, Optional[str]]]:
                 break
             name = None
     if not name or name.lower() in ("its", "their", "this", "that") or len(name.split()) > 6 \
-            or re.search(r"[:,;(]|\b(?:by|to|then|tap|if|using|with|via)\b|\s(?:a|an)$|^(?:any|each|every|all)\b",
-                         name, re.IGNORECASE):
+            or re.search(r"[:,;(]|\b(?:by|to|then|tap|if|using|with|via)\b|^(?:any|each|every|all)\b", name,
+                         re.IGNORECASE):
         return None
     way = rest[rest.lower().rfind("slider"):]
     state = _SLIDER_STATE_RE.search(way)
     if state:
         word = state.group("s").lower()
-        return "toggle", name, (word if word in ("on", "off") else None)
+        return "toggle", name, ("on" if word == "on" else "off" if word == "off" else None)
     if m.group(0).split()[0].lower() in ("toggle", "switch", "flip", "tap"):
         return None  # "Tap the Mobile data slider to turn it on": a switch, read as such elsewhere
     to = _SLIDER_TO_RE.search(way)
-    lower, higher = _LOWER_RE.search(way), _HIGHER_RE.search(way)
     if to:
-        direction: Optional[str] = "down" if _LOWER_RE.fullmatch(to.group("w")) else "up"
-    else:
-        direction = "down" if lower and not higher else "up" if higher and not lower else None
-    return "set", name, direction
+        return "set", name, "down" if _LOWER_RE.fullmatch(to.group("w")) else "up"
+    lower, higher = _LOWER_RE.search(way), _HIGHER_RE.search(way)
+    return "set", name, "down" if lower and not higher else "up" if higher and not lower else None
