@@ -1,4 +1,4 @@
-"""datasets/real-dev2 to real-dev6: the sets of real texts labelled on the OnePlus app are what their READMEs say."""
+"""datasets/real-dev2 to real-dev7: the sets of real texts labelled on the OnePlus app are what their READMEs say."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from experiments.real_dev_eval import load_pages
 DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 #: (folder, texts, tasks, working texts), as each README's table gives them
 SETS = [("real-dev2", 89, 12, 5), ("real-dev3", 62, 8, 2), ("real-dev4", 64, 8, 4), ("real-dev5", 64, 8, 7),
-        ("real-dev6", 32, 4, 4)]
+        ("real-dev6", 32, 4, 4), ("real-dev7", 30, 4, 1)]
 
 
 def _rows(folder: str, name: str) -> list[dict]:
