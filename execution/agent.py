@@ -389,7 +389,7 @@ class _Loop:
             # --- predict
             ctx = PredictContext(
                 instructions=instructions, step_index=step_index, ui=ui, history=history,
-                extra=extra, app=app, memory=memory, previous_screenshots=list(screens),
+                extra=extra, app=app, query=self.query, memory=memory, previous_screenshots=list(screens),
                 ui_map=self.ui_map, knowledge=self.knowledge, _screenshot_fn=screenshot,
             )
             pred = predictor.predict(ctx)

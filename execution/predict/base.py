@@ -43,6 +43,9 @@ class PredictContext:
     extra: dict[str, Any] = field(default_factory=dict)
     #: package the episode launched (the app the query is about), if known
     app: Optional[str] = None
+    #: the question the page was found for: the reader's own pick when the page leaves one open
+    #: ("Choose your new navigation option"); never its answer
+    query: Optional[str] = None
     #: scratch space owned by the episode; predictors keep per-episode state here
     memory: dict[str, Any] = field(default_factory=dict)
     #: screenshots of earlier steps (PNG bytes, oldest first, bounded by the agent)

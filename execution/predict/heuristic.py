@@ -45,6 +45,7 @@ import re
 from typing import Any, Optional, Union
 
 from execution.distill import Control
+from execution.goal import fit, read_goal, words_of
 from execution.predict.base import ActionPredictor, PredictContext, Prediction
 from execution.predict.moves import Act, Satisfied, Skip
 from execution.predict.repairs import ROUTABLE as _ROUTABLE, Repairs
@@ -579,18 +580,36 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
             return None
         container = main_scrollable(ui)
         if container is None:
-            return None
-        x1, y1, x2, y2 = container.bounds
-        rows = [c for c in ui.controls
-                if c.role in ("list item", "button") and c.label and c is not container
-                and x1 <= c.center[0] <= x2 and y1 <= c.center[1] <= y2
-                and normalise(c.label) not in ("navigate up", "more options", "search")]
+            # a short list of options that does not scroll ("System navigation": three modes)
+            rows = [c for c in ui.controls if c.role == "radio" and c.label]
+        else:
+            x1, y1, x2, y2 = container.bounds
+            rows = [c for c in ui.controls
+                    if c.role in ("list item", "button", "radio") and c.label and c is not container
+                    and x1 <= c.center[0] <= x2 and y1 <= c.center[1] <= y2
+                    and normalise(c.label) not in ("navigate up", "more options", "search")]
         if len(rows) < 2:
             return None  # not a list of items of one kind
+        asked = self._asked_row(rows, intent.target or intent.value or "", ctx)
+        if asked is not None:
+            return Act(control_action(ActionType.CLICK, asked, f"{intent.target or intent.value or 'an item'!r} is the "
+                                                                 f"reader's pick: the question asks for {asked.label!r}"),
+                       done=True, control_id=asked.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
         c = rows[0]
         return Act(control_action(ActionType.CLICK, c, f"{intent.target or intent.value or 'an item'!r} means any item of the "
                                                          f"list: taking {c.label!r}"),
                     done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
+
+    def _asked_row(self, rows: list[Control], kind: str, ctx: PredictContext) -> Optional[Control]:
+        """The one row of the kind the page names that names the whole of what the question asks
+        ("Gesture navigation" for "your new navigation option" and "turn on gesture navigation"),
+        else None: the reader picks what they came for, among what the page offers."""
+        goal = read_goal(ctx.query, ctx.knowledge if self.use_knowledge else None) if ctx.query else None
+        if goal is None:
+            return None
+        of_kind = set(words_of(kind)) - {"option", "one"}  # "the one you want": any row
+        named = [c for c in rows if fit(goal, c.label or "") >= 0.99 and of_kind <= set(words_of(c.label or ""))]
+        return named[0] if len(named) == 1 else None
 
     def _stuck_reason(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher) -> str:
         if st.no_credential is not None and intent.kind == "type":

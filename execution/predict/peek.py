@@ -66,6 +66,8 @@ class Lookahead:
         """
         if not (self.use_lookahead or self.skip_grouping_steps) or not item.skippable:
             return None
+        if (item.step, item.pos) in st.unskipped:
+            return None  # skipped once and the page's route led nowhere: looked for in full now
         nxt = st.plan.next_name(item.step, item.pos)
         while nxt is not None and self._passed_over(nxt, ctx):
             nxt = st.plan.next_name(nxt.step, nxt.pos)
@@ -164,6 +166,7 @@ class Lookahead:
         """Record the skip as a no-op; the plan resumes at the visible item (or the step ends)."""
         why = "; ".join(notes + [skip.why])
         if skip.to.step == ctx.step_index:
+            st.skipped = (ctx.step_index, st.pos)
             st.pos = skip.to.pos
             st.next_item()
             return self._noop(ctx, why, matcher, kind=DeviationKind.SKIP.value, advance=False)

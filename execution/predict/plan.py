@@ -249,6 +249,10 @@ class PlanState:
     taps: dict[tuple[str, tuple[int, ...]], TapRecord] = field(default_factory=dict)
     #: a type step asked for a credential the run was not given: the reason, kept to the episode's end
     no_credential: Optional[str] = None
+    #: (step, pos) of the item the last skip within a step passed over, and the items a failed skip
+    #: brought back (looked for in full, never skipped again)
+    skipped: Optional[tuple[int, int]] = None
+    unskipped: set[tuple[int, int]] = field(default_factory=set)
 
     def next_item(self) -> None:
         self.item = NavigationState()

@@ -10,7 +10,7 @@ deviation of its kind. They read and write the typed per-item state of
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from execution.predict.base import PredictContext
 from execution.predict.gestures import control_action, main_scrollable, swipe_action
@@ -34,6 +34,7 @@ class Repairs:
     use_reflection: bool
     match_threshold: float
     ui_map_max_actions: int
+    _follow: Callable[..., object]
 
     def _reflect(self, intent: Intent, ctx: PredictContext, st: PlanState, matcher: Matcher) -> Optional[Act]:
         """MobA-style reflection: the item is missing, so the previous tap probably went astray.
@@ -97,6 +98,28 @@ class Repairs:
                                             f"reflection: retry step {prev + 1} ({prev_target!r}) with "
                                             f"{c.label!r} at {list(c.bounds)} instead of {r.avoid_label!r} at {r.avoid_bounds}"),
                             done=False, control_id=c.id, deviation=True, kind=DeviationKind.REFLECTION.value)
+            return self._unskip(ctx, st, matcher)
+        return None
+
+    def _unskip(self, ctx: PredictContext, st: PlanState, matcher: Matcher) -> Optional[Act]:
+        """Back on the screen of a skip within this step: look for the item passed over after all.
+
+        "Tap System and then Gestures": "Gestures" seemed to show as "Buttons & gestures", so
+        System was skipped; that screen had no next item. A careful person looks for System, which
+        was further down. Only within the current step, once per item.
+        """
+        if st.skipped is None or st.skipped[0] != ctx.step_index:
+            return None
+        st.pos = st.skipped[1]
+        st.unskipped.add(st.skipped)
+        st.skipped = None
+        st.next_item()
+        st.item.search = SearchState(backs=self.max_backs)  # this screen only: scroll, no further backs
+        act = self._follow(st.plan.of_step(ctx.step_index)[st.pos], ctx, st, matcher)
+        if isinstance(act, Act):
+            act.deviation, act.kind = True, DeviationKind.REFLECTION.value
+            act.action.rationale = f"reflection: the skip led nowhere; look for the item passed over: {act.action.rationale}"
+            return act
         return None
 
     # --- when the target is not on screen ------------------------------------------

@@ -140,6 +140,15 @@ _GENERIC_TAIL_RE = re.compile(
     r"\s+(?:option|options|button|menu|tab|icon|item|entry|toggle|switch|setting|section|link|app|application|list)$",
     re.IGNORECASE,
 )
+#: "a new option called Developer options", "the button labeled Save": the words after the verb of
+#: naming are the label, whatever its own last word ("options")
+_NAMED_KIND_RE = re.compile(
+    r"^(?:the |a |an )?(?:new |other |first |second |next )?"
+    r"(?:option|button|menu item|menu|item|entry|setting|tab|icon|link|toggle|switch|section|field|box|checkbox)\s+"
+    r"(?:called|named|labell?ed|titled|marked|that says|which says|reading)\s+"
+    r"(?!(?:by|with|as|beneath|below|above|under|in|on|at|to|for|from)\b)(?P<name>\S.*)$",
+    re.IGNORECASE,
+)
 _GENERIC_HEAD_RE = re.compile(
     r"^(?:the |a |an |your |on |onto |into |to |at |any |either |desired |preferred |appropriate |applicable )+|"
     r"^(?:your |the )?(?:phone|device|tablet|android)(?:'s| s|’s) |"
@@ -262,6 +271,9 @@ def _clean_target(text: str) -> Optional[str]:
     """Strip articles, filler and generic nouns; keep the words a control would show."""
     t = text.strip().strip(" .,:;!")
     t = re.sub(r"\s*\([^)]*\)?", "", t)  # "(factory reset)" explains, it is not a label
+    named = _NAMED_KIND_RE.match(t)
+    if named:
+        t = named.group("name")
     for _ in range(3):
         before = t
         cut = _QUALIFIER_RE.sub("", t).strip(" .,:;!")

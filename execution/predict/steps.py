@@ -128,6 +128,12 @@ _PLACEHOLDER_RE = re.compile(
     r"^(?:on )?(?:an?|the|your|any|whichever|whatever|one)\s+(?P<kind>app|application|account|keyboard|network|"
     r"contact|ringtone|sound|service|device|language|voice|engine)(?:'s)?(?: name| icon)?"
     r"(?P<rest>\s+(?:you|that|which|whose|for which|to)\b.*)?$", re.IGNORECASE)
+#: the reader's own pick among the options on screen: "the one you want", "your preferred option",
+#: "your new navigation option", "the desired sync options"
+_OWN_CHOICE_RE = re.compile(
+    r"^(?:on )?(?:(?:the|any) one (?:(?:that )?you|of your)\b.*|"
+    r"(?:the|your|a) (?:new|preferred|desired) (?:(?P<kind>[\w-]+(?: [\w-]+)?) )?"
+    r"(?:option|setting|mode|method|style|choice)s?)$", re.IGNORECASE)
 #: "Select screen lock method: None Swipe Pattern PIN Password", "select a preference: Wi-Fi Preferred ..."
 _CHOICES_RE = re.compile(r"^(?:an? |the |your )?(?P<kind>[\w -]{2,40}?)\s*:\s*(?P<choices>.{3,})$")
 
@@ -145,6 +151,11 @@ def _placeholder(kind: str, rest: str) -> Optional[Intent]:
     m = _PLACEHOLDER_RE.match(text.strip())
     if m:
         noun = m.group("kind").lower()
+        return Intent("select", None, value=noun, placeholder=True) if kind == "select" else \
+            Intent("tap", noun, placeholder=True)
+    own = _OWN_CHOICE_RE.match(text.strip())
+    if own:
+        noun = (own.group("kind") or "option").lower()
         return Intent("select", None, value=noun, placeholder=True) if kind == "select" else \
             Intent("tap", noun, placeholder=True)
     if kind == "select":

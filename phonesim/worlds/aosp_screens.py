@@ -106,6 +106,9 @@ SRC_CREDENTIALS_RESET = ("AOSP packages/apps/Settings (Android 11) CredentialSto
                          "com.android.credentials.RESET): a dialog 'Remove all the contents?' with Cancel / OK")
 SRC_TRUST_AGENTS = (_S + "security/trustagent/ManageTrustAgentsPreferenceController.java: without a secure "
                     "screen lock the Trust agents row is disabled ('To use, first set a screen lock')")
+SRC_SYSTEM_NAV = (_S + "gestures/SystemNavigationGestureSettings.java: getCandidates() offers gesture, 2-button "
+                  "and 3-button navigation as radio buttons (the XML is empty); 3-button is the framework default "
+                  "(config_navBarInteractionMode 0)")
 SRC_ASSUMED_APPS = "assumed: common apps of a OnePlus 8 on OxygenOS 11 (plausible, not read from the APK)"
 
 
@@ -195,6 +198,12 @@ PICKERS: dict[str, tuple[str, bool, str]] = {
     "DefaultMailPicker": ("mail", False, SRC_ONEPLUS_PICKER),
 }
 
+#: System navigation's modes, in the picker's order: (radio key, string name, stock title); the last is the default
+SYSTEM_NAV_XML = "system_navigation_gesture_settings"
+SYSTEM_NAV_MODES = (("system_nav_gestural", "edge_to_edge_navigation_title", "Gesture navigation"),
+                    ("system_nav_2buttons", "swipe_up_to_switch_apps_title", "2-button navigation"),
+                    ("system_nav_3buttons", "legacy_navigation_title", "3-button navigation"))
+
 #: the screen lock: the Security row, the chooser's XML, the lock types (unlock_set_<mode>: string suffix, stock
 #: text; the row key is unlock_set_<mode> except Swipe = unlock_set_none and None = unlock_set_off)
 LOCK_ROW_KEY = "unlock_set_or_change"
@@ -278,6 +287,7 @@ class _Builder:
         self.code_links()
         self.switch_bars()
         self.pickers()
+        self.system_navigation()
         self.ringtones()
         self.accounts()
         self.printing()
@@ -388,6 +398,17 @@ class _Builder:
                 if sid not in self.map.screens:
                     self.new_screen(sid, el.title, source, self.choices(role, with_none, sid))
                 self.attach(screen.id, el, sid, source)
+
+    def system_navigation(self) -> None:
+        """System navigation: one radio button per navigation mode (the screen's XML is empty)."""
+        screen = self.map.screens.get(SYSTEM_NAV_XML)
+        if screen is None or any(e.kind == "radio" for e in screen.elements):
+            return
+        default = SYSTEM_NAV_MODES[-1][0]
+        modes = [MapElement(key=key, kind="radio", title=self.text(name, stock), category=SYSTEM_NAV_XML,
+                            built_from=SRC_SYSTEM_NAV, default=key == default)
+                 for key, name, stock in SYSTEM_NAV_MODES]
+        self.fill(screen, modes, SRC_SYSTEM_NAV)
 
     # -- ringtone pickers
 

@@ -65,6 +65,17 @@ def _d(step: str) -> list[str]:
     ("Tap on Wi\u2011Fi\u00a0hotspot", ["tap 'Wi-Fi hotspot'"]),
     ("Tap the \"Home\" button.", ["home"]),
     ("After a moment, the device appears in the Finder window sidebar.", []),
+    # a control named by its kind and a naming verb: the label is what follows the verb (real-text)
+    ("Click on the link that says US States.", ["tap 'US States'"]),
+    ("Tap the tab labelled Action Extension at the top.", ["tap 'Action Extension'"]),
+    ("Scroll down to the section labeled Password .", ["scroll 'Password' down"]),
+    ("Go back to the Settings menu and you should find a new option called Sound.", ["back", "tap 'Sound'"]),
+    # the reader's own pick among the options on screen (real-text)
+    ("Choose your new navigation option.", ["select value='navigation' placeholder"]),
+    ("Tap the one you want.", ["tap 'option' placeholder"]),
+    ("To change the action, choose your preferred option.", ["select value='option' placeholder"]),
+    # ... but "marked by" describes an icon, it does not name one
+    ("Tap on the tab marked by a silhouette of a person .", ["tap 'tab marked by a silhouette of a person'"]),
 ])
 def test_real_language_families(step, intents):
     assert _d(step) == intents

@@ -387,3 +387,77 @@ def test_turn_off_use_location_completes_on_the_imported_world(imported):
                        url="https://example.org/location", app=PACKAGE)
     assert traj.stop_reason == StopReason.COMPLETED, (traj.stop_reason, traj.stop_detail)
     assert device.simulator.state["location_switch_bar"] is False  # label only
+
+
+# --- System navigation: an empty XML whose modes Android 11 lists in code ---
+
+def test_system_navigation_lists_the_three_modes_with_3_button_chosen(imported):
+    """SystemNavigationGestureSettings offers its modes in code; the APK's own strings name them."""
+    uimap, doc, _ = imported
+    modes = [e for e in uimap.screens["system_navigation_gesture_settings"].elements if e.kind == "radio"]
+    assert [m.title for m in modes] == ["Gesture navigation", "2-button navigation", "3-button navigation"]
+    assert [m.default for m in modes] == [False, False, True]
+    assert all("SystemNavigationGestureSettings" in m.built_from for m in modes)
+
+
+def test_a_skip_that_leads_nowhere_is_taken_back_on_the_imported_world(imported):
+    """'Tap System and then Gestures and then System navigation': the device's cards read 'Gestures'
+    as 'Buttons & gestures', which shows on the first screen, so System is skipped; that screen has
+    no 'System navigation'. The agent goes back, looks for System after all (further down the home
+    screen) and follows the page."""
+    from execution.agent import run_episode
+    from execution.predict import HeuristicPredictor
+    from verirank_core.config import RunConfig
+    from verirank_core.execution_records import DeviationKind
+
+    agent = RunConfig().execution.agent.model_copy(update={"use_reflection": True, "use_knowledge": True})
+    device = SimDevice(imported[2])
+    device.reset(PACKAGE)
+    traj = run_episode(["Open Settings.", "Tap System and then Gestures and then System navigation."],
+                       HeuristicPredictor.from_config(agent.heuristic, agent=agent), device, qid="q",
+                       url="https://example.org/gestures", app=PACKAGE)
+    taps = [s.action.target_label for s in traj.steps if s.action.target_label and s.action.type.value == "click"]
+    assert taps[-3:] == ["System", "Gestures", "System navigation"], taps
+    assert any(s.deviation_kind == DeviationKind.SKIP.value for s in traj.steps)
+    assert any(s.deviation_kind == DeviationKind.REFLECTION.value and s.action.target_label == "System"
+               for s in traj.steps)
+    assert "Gesture navigation" in texts(device)
+
+
+@pytest.mark.parametrize("query, chosen", [
+    ("how to turn on gesture navigation on android", "Gesture navigation"),
+    ("how to switch to 2-button navigation on android", "2-button navigation"),
+    (None, "Gesture navigation"),  # no question: any option of the list, the first
+])
+def test_the_readers_own_pick_follows_the_question(imported, query, chosen):
+    """'Choose your new navigation option' leaves the pick to the reader, who takes what they asked for."""
+    from execution.agent import run_episode
+    from execution.predict import HeuristicPredictor
+    from verirank_core.execution_records import DeviationKind, StopReason
+
+    device = SimDevice(imported[2])
+    device.reset(PACKAGE)
+    traj = run_episode(["Open Settings and tap System > Gestures > System navigation.",
+                        "Choose your new navigation option."],
+                       HeuristicPredictor(use_embeddings=False), device, qid="q", url="https://example.org/nav",
+                       app=PACKAGE, query=query)
+    assert traj.stop_reason == StopReason.COMPLETED, (traj.stop_reason, traj.stop_detail)
+    last = traj.steps[-1]
+    assert (last.action.target_label, last.deviation_kind) == (chosen, DeviationKind.PLACEHOLDER.value)
+
+
+def test_the_readers_pick_is_of_the_kind_the_page_names(imported):
+    """'Tap the network you'd like to join' on Wi-Fi & network: the question's 'Wi-Fi calling' is no
+    network, so it is not the pick; the list's first row is, as without a question."""
+    from execution.agent import run_episode
+    from execution.predict import HeuristicPredictor
+
+    picks = []
+    for query in ("how to enable wifi calling", None):
+        device = SimDevice(imported[2])
+        device.reset(PACKAGE)
+        traj = run_episode(["Open Settings and tap Wi-Fi & network.", "Tap the network you'd like to join."],
+                           HeuristicPredictor(use_embeddings=False), device, qid="q", url="https://example.org/w",
+                           app=PACKAGE, query=query)
+        picks.append(traj.steps[-1].action.target_label)
+    assert picks[0] == picks[1] != "Wi-Fi calling"
