@@ -52,6 +52,11 @@ PAGES = [
     # a slider set by a tap near its low end (real-dev6's hF02-t02), off the control's centre
     ("how to change the ringtone volume on android", ["Go to Settings.", "Tap Sound.",
                                                       "Drag the Ring volume slider all the way to the left."]),
+    # a skip taken back (the cards' "Buttons & gestures" for "Gestures" led nowhere), then the
+    # reader's own pick made for the question (real-dev7's hG03-t03)
+    ("how to turn on gesture navigation on android", ["Open your device's Settings app.",
+                                                      "Tap System and then Gestures and then System navigation.",
+                                                      "Choose your new navigation option."]),
     # sent back to Settings itself midway: Back presses to its home screen, where "More" is missing
     ("how to turn on wifi calling on android", ["In your phone's settings, turn on Wi-Fi.",
                                                 "Go into your phone's Settings menu.",
