@@ -607,7 +607,7 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
         goal = read_goal(ctx.query, ctx.knowledge if self.use_knowledge else None) if ctx.query else None
         if goal is None:
             return None
-        of_kind = set(words_of(kind)) - {"option", "one"}  # "the one you want": any row
+        of_kind = set(words_of(kind))  # none for "option" ("the one you want"): any row
         named = [c for c in rows if fit(goal, c.label or "") >= 0.99 and of_kind <= set(words_of(c.label or ""))]
         return named[0] if len(named) == 1 else None
 
