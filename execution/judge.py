@@ -61,7 +61,7 @@ from execution.goal_check import GoalCheck, Screen, check_goal
 from execution.predict.match import Matcher, lexical_score, normalise
 from execution.predict.steps import COMMITTING_KINDS, Intent, parse_step_in_context
 from verirank_core.execution_config import AgentConfig, ExecutionConfig
-from verirank_core.execution_records import DeviationKind, StepRecord, StopReason, Trajectory
+from verirank_core.execution_records import ActionType, DeviationKind, StepRecord, StopReason, Trajectory
 from verirank_core.errors import ConfigError
 from verirank_core.registry import Registry
 
@@ -362,7 +362,7 @@ class HeuristicJudge(Judge):
         if kind == "set" and before.has_slider(rec.action.target_label):
             # a slider set by a tap along it: its level is not in the screen's dump, so the tap the
             # device took on it is the effect
-            return rec.action.type.value == "click"
+            return rec.action.type == ActionType.CLICK
         # tap / open / long_press / set without a value: the screen moved on (or was already there)
         if rec.noop:
             return True

@@ -590,15 +590,13 @@ class HeuristicPredictor(Lookahead, SystemUI, Counterparts, Repairs, ActionPredi
                     and normalise(c.label) not in ("navigate up", "more options", "search")]
         if len(rows) < 2:
             return None  # not a list of items of one kind
-        asked = self._asked_row(rows, intent.target or intent.value or "", ctx)
-        if asked is not None:
-            return Act(control_action(ActionType.CLICK, asked, f"{intent.target or intent.value or 'an item'!r} is the "
-                                                                 f"reader's pick: the question asks for {asked.label!r}"),
-                       done=True, control_id=asked.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
-        c = rows[0]
-        return Act(control_action(ActionType.CLICK, c, f"{intent.target or intent.value or 'an item'!r} means any item of the "
-                                                         f"list: taking {c.label!r}"),
-                    done=True, control_id=c.id, deviation=True, kind=DeviationKind.PLACEHOLDER.value)
+        what = intent.target or intent.value or ""
+        asked = self._asked_row(rows, what, ctx)
+        c = asked or rows[0]
+        why = (f"{what or 'an item'!r} is the reader's pick: the question asks for {c.label!r}" if asked else
+               f"{what or 'an item'!r} means any item of the list: taking {c.label!r}")
+        return Act(control_action(ActionType.CLICK, c, why), done=True, control_id=c.id, deviation=True,
+                   kind=DeviationKind.PLACEHOLDER.value)
 
     def _asked_row(self, rows: list[Control], kind: str, ctx: PredictContext) -> Optional[Control]:
         """The one row of the kind the page names that names the whole of what the question asks

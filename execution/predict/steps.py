@@ -147,15 +147,10 @@ def _placeholder(kind: str, rest: str) -> Optional[Intent]:
     """'Tap the app you want', 'Tap an app', 'select a preference: A B C': any item of a list."""
     if kind not in ("tap", "select", "locate"):
         return None
-    text = _PURPOSE_RE.sub("", rest.strip().rstrip(".!")) or rest
-    m = _PLACEHOLDER_RE.match(text.strip())
+    text = (_PURPOSE_RE.sub("", rest.strip().rstrip(".!")) or rest).strip()
+    m = _PLACEHOLDER_RE.match(text) or _OWN_CHOICE_RE.match(text)
     if m:
-        noun = m.group("kind").lower()
-        return Intent("select", None, value=noun, placeholder=True) if kind == "select" else \
-            Intent("tap", noun, placeholder=True)
-    own = _OWN_CHOICE_RE.match(text.strip())
-    if own:
-        noun = (own.group("kind") or "option").lower()
+        noun = (m.group("kind") or "option").lower()  # "the one you want": an option of the list
         return Intent("select", None, value=noun, placeholder=True) if kind == "select" else \
             Intent("tap", noun, placeholder=True)
     if kind == "select":
